@@ -1,0 +1,127 @@
+"""Attention score functions: score(q, k_s) for every query and source position.
+
+Each score is a Flax module with two methods, split so that recurrent decoders
+do the per-sequence work once (Bahdanau et al. 2015, Appendix A.1.2: "U_a h_j
+can be pre-computed"):
+
+  prepare(keys)            [B, S, dk] -> key features, once per source sequence
+  __call__(queries, feats) [B, T, dq] -> scores [B, T, S]
+
+A new score is one class here plus one entry in ``SCORES``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import flax.linen as nn
+
+
+class DotScore(nn.Module):
+    """Luong et al. 2015, Eq. (8), "dot": score(h_t, h̄_s) = h_tᵀ h̄_s."""
+
+    def prepare(self, keys):
+        return keys
+
+    def __call__(self, queries, keys):
+        return jnp.einsum("btd,bsd->bts", queries, keys)
+
+
+class ScaledDotScore(nn.Module):
+    """Vaswani et al. 2017, Eq. (1): score(q, k_s) = qᵀk_s / √d_k."""
+
+    def prepare(self, keys):
+        return keys / jnp.sqrt(keys.shape[-1]).astype(keys.dtype)
+
+    def __call__(self, queries, keys):
+        return jnp.einsum("btd,bsd->bts", queries, keys)
+
+
+class GeneralScore(nn.Module):
+    """Luong et al. 2015, Eq. (8), "general": score(h_t, h̄_s) = h_tᵀ W_a h̄_s.
+
+    W_a maps key space to query space, so W_a h̄_s is precomputed per sequence.
+    """
+
+    query_dim: int
+
+    def setup(self):
+        self.w_a = nn.Dense(self.query_dim, use_bias=False, name="W_a")
+
+    def prepare(self, keys):
+        return self.w_a(keys)
+
+    def __call__(self, queries, keys):
+        return jnp.einsum("btd,bsd->bts", queries, keys)
+
+
+class AdditiveScore(nn.Module):
+    """Bahdanau et al. 2015, Eq. (6) / App. A.1.2: v_aᵀ tanh(W_a s_{i-1} + U_a h_j).
+
+    Luong et al. 2015 call the same form "concat": v_aᵀ tanh(W_a[h_t; h̄_s]).
+    """
+
+    dim: int
+
+    def setup(self):
+        self.w_a = nn.Dense(self.dim, use_bias=False, name="W_a")
+        self.u_a = nn.Dense(self.dim, name="U_a")
+        self.v_a = nn.Dense(1, use_bias=False, name="v_a")
+
+    def prepare(self, keys):
+        return self.u_a(keys)
+
+    def __call__(self, queries, keys):
+        hidden = jnp.tanh(self.w_a(queries)[:, :, None, :] + keys[:, None, :, :])
+        return self.v_a(hidden)[..., 0]
+
+
+class LocationScore(nn.Module):
+    """Luong et al. 2015, Eq. (8), "location": a_t = softmax(W_a h_t).
+
+    The score of source position s is (W_a h_t)_s: it depends on the target
+    state only, never on the source contents. W_a has one row per position up to
+    ``max_length``, the longest source the model will ever see.
+    """
+
+    max_length: int
+
+    def setup(self):
+        self.w_a = nn.Dense(self.max_length, name="W_a")
+
+    def prepare(self, keys):
+        # Keep only the shape: the score must not read the key contents.
+        return jnp.zeros(keys.shape[:2], keys.dtype)
+
+    def __call__(self, queries, keys):
+        length = keys.shape[1]
+        if length > self.max_length:
+            raise ValueError(
+                f"location attention was built for sources of at most {self.max_length} "
+                f"positions, got {length}; raise model.max_source_length")
+        scores = self.w_a(queries)[..., :length]
+        return scores + keys[:, None, :]  # + 0: broadcasts to [B, T, S]
+
+
+class CosineScore(nn.Module):
+    """Graves et al. 2014 (Neural Turing Machines), Eq. (5)-(6), content addressing.
+
+    score(q, k_s) = β · cos(W q, k_s), with key strength β = softplus(w_βᵀ q + b_β)
+    emitted by the query at every step, so the model chooses how sharp to be.
+    """
+
+    key_dim: int
+    epsilon: float = 1e-6
+
+    def setup(self):
+        self.w = nn.Dense(self.key_dim, use_bias=False, name="W")
+        self.strength = nn.Dense(1, name="w_beta")
+
+    def prepare(self, keys):
+        norm = jnp.sqrt(jnp.sum(keys * keys, axis=-1, keepdims=True) + self.epsilon)
+        return keys / norm
+
+    def __call__(self, queries, keys):
+        key = self.w(queries)
+        key = key / jnp.sqrt(jnp.sum(key * key, axis=-1, keepdims=True) + self.epsilon)
+        beta = nn.softplus(self.strength(queries))  # [B, T, 1]
+        return beta * jnp.einsum("btd,bsd->bts", key, keys)

@@ -1,0 +1,52 @@
+"""Held-out metrics by length bucket, from the per-example statistics of an eval call.
+
+Buckets: lengths seen in training (1 … train_max_length) and longer ones
+(train_max_length + 1 … eval_max_length), the length-generalisation split.
+Sequence accuracy is greedy exact match including EOS; alignment accuracy is the
+share of target steps whose attention argmax is the correct source position.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def length_buckets(train_max_length: int, eval_max_length: int):
+    """[(name, first, last)]: the seen bucket and, if any, the longer one."""
+    buckets = [(f"len1-{train_max_length}", 1, train_max_length)]
+    if eval_max_length > train_max_length:
+        buckets.append((f"len{train_max_length + 1}-{eval_max_length}",
+                        train_max_length + 1, eval_max_length))
+    return buckets
+
+
+def _ratio(numerator, denominator):
+    return float(numerator / denominator) if denominator else float("nan")
+
+
+def bucket_metrics(stats: dict, lengths: np.ndarray, buckets) -> dict:
+    """One member's per-example ``stats`` -> {'eval/<metric>/<bucket>': value}."""
+    metrics = {}
+    for name, first, last in buckets:
+        rows = (lengths >= first) & (lengths <= last)
+        count = stats["count"][rows].sum()
+        metrics[f"eval/loss/{name}"] = _ratio(stats["nll"][rows].sum(), count)
+        metrics[f"eval/token_acc/{name}"] = _ratio(stats["correct"][rows].sum(), count)
+        metrics[f"eval/seq_acc/{name}"] = float(stats["exact"][rows].mean())
+        if "align_hits" in stats:
+            metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
+                                                       stats["align_steps"][rows].sum())
+    return metrics
+
+
+def accuracy_by_length(stats: dict, lengths: np.ndarray) -> dict:
+    """{length: greedy sequence accuracy} for every held-out length."""
+    return {int(n): float(stats["exact"][lengths == n].mean()) for n in np.unique(lengths)}
+
+
+def heatmap_indices(lengths: np.ndarray, train_max_length: int, count: int):
+    """Indices of ``count`` held-out examples spread over the lengths, seen and longer."""
+    if count == 0:
+        return []
+    targets = np.linspace(min(10, train_max_length), lengths.max(), count).round()
+    return [int(np.argmax(lengths >= t)) for t in targets]

@@ -1,0 +1,224 @@
+"""The RNN encoder-decoder every attention formulation plugs into.
+
+Encoder: LSTM or GRU, uni- or bidirectional, ``num_layers`` deep. A bidirectional
+encoder splits ``hidden_size`` between its directions (as OpenNMT-py's ``brnn``
+does), so encoder states and decoder states always have the same size and
+``dot`` attention needs no projection.
+
+Decoder styles (only the attention varies between formulations):
+
+* ``bahdanau`` — Bahdanau et al. 2015, App. A.2.2: attend with the previous
+  state s_{i-1}; the context c_i joins y_{i-1} in the RNN input; the output is a
+  deep maxout layer t_i = max-pool₂(U_o s_{i-1} + V_o E y_{i-1} + C_o c_i).
+* ``luong`` — Luong et al. 2015, §3 and §3.3: attend with the current state h_t;
+  attentional state h̃_t = tanh(W_c[c_t; h_t]) (Eq. 5) is both the output and,
+  by input feeding, part of the next RNN input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from attention_research.attention import Memory, make_attention
+
+CELLS = ("lstm", "gru")
+DECODER_STYLES = ("bahdanau", "luong")
+
+
+def make_cell(kind: str, features: int, name: str):
+    if kind == "lstm":
+        return nn.OptimizedLSTMCell(features, name=name)
+    if kind == "gru":
+        return nn.GRUCell(features, name=name)
+    raise ValueError(f"unknown cell {kind!r}; valid choices: {', '.join(CELLS)}")
+
+
+def zero_carry(kind: str, batch: int, features: int):
+    zeros = jnp.zeros((batch, features))
+    return (zeros, zeros) if kind == "lstm" else zeros
+
+
+def carry_output(kind: str, carry):
+    """The hidden state h of a cell's carry (LSTM carries (c, h))."""
+    return carry[1] if kind == "lstm" else carry
+
+
+def _keep_where(valid, new, old):
+    """Advance a carry only on real tokens, so padding never changes the state."""
+    return jax.tree_util.tree_map(lambda n, o: jnp.where(valid[:, None], n, o), new, old)
+
+
+def reverse_within_length(x, lengths):
+    """Reverse each sequence along axis 1 within its own length; padding stays put.
+
+    Used twice for the backward direction: it is its own inverse.
+    """
+    positions = jnp.arange(x.shape[1])[None, :]
+    index = jnp.where(positions < lengths[:, None], lengths[:, None] - 1 - positions, positions)
+    index = index.reshape(index.shape + (1,) * (x.ndim - 2))
+    return jnp.take_along_axis(x, index, axis=1)
+
+
+class _EncoderLayerStep(nn.Module):
+    """One time step of one encoder layer, both directions side by side."""
+
+    cell: str
+    features: int
+    bidirectional: bool
+
+    @nn.compact
+    def __call__(self, carry, inputs):
+        x_forward, x_backward, valid = inputs
+        new_forward, h_forward = make_cell(self.cell, self.features, "forward")(carry[0], x_forward)
+        carries = [_keep_where(valid, new_forward, carry[0])]
+        outputs = [h_forward]
+        if self.bidirectional:
+            new_backward, h_backward = make_cell(self.cell, self.features, "backward")(
+                carry[1], x_backward)
+            carries.append(_keep_where(valid, new_backward, carry[1]))
+            outputs.append(h_backward)
+        return tuple(carries), tuple(outputs)
+
+
+class Encoder(nn.Module):
+    """Stacked (bi)directional RNN over embedded source tokens."""
+
+    cell: str
+    hidden_size: int
+    num_layers: int
+    bidirectional: bool
+
+    @nn.compact
+    def __call__(self, x, mask):
+        """x [B, S, E], mask [B, S] -> states [B, S, H], per-layer final carries."""
+        directions = 2 if self.bidirectional else 1
+        features = self.hidden_size // directions
+        lengths = mask.sum(axis=1)
+        batch = x.shape[0]
+        final_carries = []
+        for layer in range(self.num_layers):
+            scan = nn.scan(_EncoderLayerStep, variable_broadcast="params",
+                           split_rngs={"params": False}, in_axes=1, out_axes=1)
+            step = scan(self.cell, features, self.bidirectional, name=f"layer_{layer}")
+            init = tuple(zero_carry(self.cell, batch, features) for _ in range(directions))
+            carries, outputs = step(init, (x, reverse_within_length(x, lengths), mask))
+            if self.bidirectional:
+                outputs = (outputs[0], reverse_within_length(outputs[1], lengths))
+            x = jnp.concatenate(outputs, axis=-1) * mask[..., None]
+            # Join the directions' final carries into one decoder-sized carry.
+            final_carries.append(jax.tree_util.tree_map(
+                lambda *parts: jnp.concatenate(parts, axis=-1), *carries))
+        return x, tuple(final_carries)
+
+
+class DecoderStep(nn.Module):
+    """One decoder time step: (carry, y_{t-1} embedded) -> (carry, output features, weights)."""
+
+    cell: str
+    hidden_size: int
+    num_layers: int
+    style: str
+    attention: dict  # keyword arguments of make_attention
+
+    def setup(self):
+        self.cells = [make_cell(self.cell, self.hidden_size, f"cell_{layer}")
+                      for layer in range(self.num_layers)]
+        self.attend = make_attention(**self.attention, query_dim=self.hidden_size,
+                                     key_dim=self.hidden_size, name="attention")
+        if self.style == "luong":
+            self.w_c = nn.Dense(self.hidden_size, use_bias=False, name="W_c")
+        elif self.style == "bahdanau":
+            self.deep_output = nn.Dense(2 * self.hidden_size, name="maxout")
+        else:
+            raise ValueError(f"unknown decoder style {self.style!r}; "
+                             f"valid choices: {', '.join(DECODER_STYLES)}")
+
+    def prepare(self, values, mask, summary) -> Memory:
+        return self.attend.prepare(values, mask, summary)
+
+    def _rnn(self, layer_carries, x):
+        new_carries = []
+        for cell, carry in zip(self.cells, layer_carries):
+            carry, x = cell(carry, x)
+            new_carries.append(carry)
+        return tuple(new_carries), x
+
+    def __call__(self, carry, embedded, memory: Memory, step):
+        layer_carries, feed = carry
+        if self.style == "bahdanau":
+            previous = carry_output(self.cell, layer_carries[-1])  # s_{i-1}
+            context, weights = self.attend(previous[:, None, :], memory, step)
+            context = context[:, 0]
+            layer_carries, _ = self._rnn(layer_carries, jnp.concatenate([embedded, context], -1))
+            pre = self.deep_output(jnp.concatenate([previous, embedded, context], -1))
+            features = pre.reshape(pre.shape[:-1] + (self.hidden_size, 2)).max(-1)  # maxout
+        else:
+            layer_carries, h = self._rnn(layer_carries, jnp.concatenate([embedded, feed], -1))
+            context, weights = self.attend(h[:, None, :], memory, step)
+            features = jnp.tanh(self.w_c(jnp.concatenate([context[:, 0], h], -1)))
+            feed = features  # input feeding (Luong §3.3)
+        weights = None if weights is None else weights[:, 0]
+        return (layer_carries, feed), (features, weights)
+
+
+def _scan_decoder(step_module, carry, inputs, memory):
+    embedded, steps = inputs
+    return step_module(carry, embedded, memory, steps)
+
+
+class Seq2Seq(nn.Module):
+    """Encoder-decoder with pluggable attention; see the module docstring."""
+
+    source_vocab_size: int
+    target_vocab_size: int
+    embed_dim: int
+    hidden_size: int
+    cell: str = "lstm"
+    num_layers: int = 1
+    bidirectional: bool = True
+    decoder_style: str = "luong"
+    attention: Any = None  # dict of make_attention keyword arguments
+    dropout: float = 0.0
+
+    def setup(self):
+        self.source_embed = nn.Embed(self.source_vocab_size, self.embed_dim, name="source_embed")
+        self.target_embed = nn.Embed(self.target_vocab_size, self.embed_dim, name="target_embed")
+        self.encoder = Encoder(self.cell, self.hidden_size, self.num_layers, self.bidirectional,
+                               name="encoder")
+        self.step = DecoderStep(self.cell, self.hidden_size, self.num_layers,
+                                self.decoder_style, dict(self.attention), name="decoder")
+        self.readout = nn.Dense(self.target_vocab_size, name="readout")
+        self.drop = nn.Dropout(self.dropout)
+
+    def encode(self, source, train: bool = False):
+        """source [B, S] (0 = padding) -> (Memory, initial decoder carry)."""
+        mask = source > 0
+        embedded = self.drop(self.source_embed(source), deterministic=not train)
+        states, final_carries = self.encoder(embedded, mask)
+        summary = carry_output(self.cell, final_carries[-1])
+        memory = self.step.prepare(states, mask, summary)
+        feed = jnp.zeros((source.shape[0], self.hidden_size), states.dtype)
+        return memory, (final_carries, feed)
+
+    def decode_step(self, carry, tokens, memory: Memory, step):
+        """One greedy/beam step: previous tokens [B] -> (carry, logits [B, V], weights [B, S])."""
+        carry, (features, weights) = self.step(carry, self.target_embed(tokens), memory,
+                                               jnp.full(tokens.shape, step))
+        return carry, self.readout(features), weights
+
+    def __call__(self, source, target_inputs, train: bool = False):
+        """Teacher forcing: -> (logits [B, T, V], attention weights [B, T, S] or None)."""
+        memory, carry = self.encode(source, train)
+        embedded = self.drop(self.target_embed(target_inputs), deterministic=not train)
+        steps = jnp.broadcast_to(jnp.arange(target_inputs.shape[1]), target_inputs.shape)
+        scan = nn.scan(_scan_decoder, variable_broadcast="params",
+                       variable_axes={"intermediates": 1},
+                       split_rngs={"params": False}, in_axes=(1, nn.broadcast), out_axes=1)
+        _, (features, weights) = scan(self.step, carry, (embedded, steps), memory)
+        features = self.drop(features, deterministic=not train)
+        # The vocabulary projection is one big matmul outside the time loop.
+        return self.readout(features), weights

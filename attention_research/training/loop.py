@@ -1,0 +1,208 @@
+"""The training loop: resume, train, log, evaluate, checkpoint, plot, summarise.
+
+``train(config, workdir)`` is what ``launch.py`` calls; everything it writes is
+listed in ``attention_research/workdir.py``. Rerunning it on the same work
+directory resumes from the newest checkpoint and ends with the same metrics.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from typing import Callable, Sequence
+
+import jax
+import numpy as np
+from tqdm import tqdm
+
+from attention_research import evaluation, models, plotting, tasks
+from attention_research.attention import canonical_score
+from attention_research.checkpoints import Checkpoints
+from attention_research.config_checks import validate
+from attention_research.training.state import create_train_state, make_optimizer
+from attention_research.training.steps import make_evaluate, make_train_call
+from attention_research.workdir import WorkDir
+
+TARGET_SEQ_ACC = 0.99  # "solved": the summary records when the seen bucket first reaches it
+
+
+def describe(config) -> str:
+    """A short name for titles: formulation, decoder style and cell."""
+    model = config.model
+    score = canonical_score(model.attention.score)
+    return (f"{config.name}: {score} attention, {model.decoder_style} decoder, "
+            f"{'bi' if model.bidirectional else 'uni'}-{model.cell.upper()}")
+
+
+def peak_memory() -> dict:
+    """Peak host RSS and, where the backend reports it, peak device memory, in MiB."""
+    memory = {"host_peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    stats = jax.local_devices()[0].memory_stats() or {}
+    if "peak_bytes_in_use" in stats:
+        memory["device_peak_mib"] = stats["peak_bytes_in_use"] / 2**20
+    return memory
+
+
+class _Run:
+    """State of one training run, split into small steps for readability."""
+
+    def __init__(self, config, workdir, start_time):
+        self.config = config
+        self.start_time = start_time
+        self.workdir = WorkDir(workdir)
+        task = config.task
+        vocab = tasks.vocab_size(task.num_symbols)
+        self.model = models.make_model(config, vocab, vocab)
+        self.tx = make_optimizer(config.train)
+        self.seeds = [config.seed]
+        self.eval_set = tasks.make_eval_set(task.name, task.num_symbols, 1, task.eval_max_length,
+                                            task.eval_examples_per_length, task.eval_seed)
+        self.eval_lengths = np.asarray(self.eval_set.source_lengths)
+        self.buckets = evaluation.length_buckets(task.train_max_length, task.eval_max_length)
+        self.heatmap_indices = evaluation.heatmap_indices(
+            self.eval_lengths, task.train_max_length, config.train.num_heatmaps)
+        self.train_call = make_train_call(self.model, self.tx, config)
+        self.evaluate = make_evaluate(self.model, task.name, self.heatmap_indices)
+        self.time_offset = 0.0  # wall time spent before a resume
+
+    def elapsed(self) -> float:
+        return self.time_offset + time.time() - self.start_time
+
+    def initial_state(self):
+        example = jax.tree_util.tree_map(lambda x: x[:1], self.eval_set)
+        return create_train_state(self.model, self.tx, example, self.seeds)
+
+    def resume(self, checkpoints: Checkpoints):
+        state, step = checkpoints.restore_latest(self.initial_state())
+        self.workdir.keep_metrics_up_to(step)
+        times = [r["time_s"] for r in self.workdir.read_metrics() if "time_s" in r]
+        self.time_offset = times[-1] if (step and times) else 0.0
+        return state, step
+
+    def log_train(self, step, pending, since):
+        """Average the pending train-call sums and log them per member.
+
+        Fetching the sums waits for the device, so the clock read after it measures
+        computation since ``since``, not just asynchronous dispatch.
+        """
+        sums = jax.tree_util.tree_map(lambda *xs: np.sum(xs, axis=0), *jax.device_get(pending))
+        steps = len(pending) * self.config.train.steps_per_call
+        tokens_per_s = float(np.sum(sums["tokens"])) / (time.time() - since)
+        rows = []
+        for member in range(len(self.seeds)):
+            row = {"train/loss": sums["loss"][member] / steps,
+                   "train/token_acc": sums["correct"][member] / sums["tokens"][member],
+                   "train/tokens_per_s": tokens_per_s, "time_s": self.elapsed()}
+            self.workdir.log(step, member, row)
+            rows.append(row)
+        return rows
+
+    def run_eval(self, step, state, log=True):
+        stats, examples = jax.device_get(self.evaluate(state.params, self.eval_set))
+        results = []
+        for member in range(len(self.seeds)):
+            mine = {k: v[member] for k, v in stats.items()}
+            metrics = evaluation.bucket_metrics(mine, self.eval_lengths, self.buckets)
+            if log:
+                self.workdir.log(step, member, {**metrics, "time_s": self.elapsed()})
+            results.append({"metrics": metrics,
+                            "by_length": evaluation.accuracy_by_length(mine, self.eval_lengths),
+                            "examples": {k: v[member] for k, v in examples.items()},
+                            "exact": mine["exact"]})
+        return results
+
+    def plot(self, step, results):
+        plots = self.workdir.plots_dir
+        if not self.workdir.is_writer:
+            return
+        title = describe(self.config)
+        for member, result in enumerate(results):
+            suffix = "" if member == 0 else f"_member{member}"
+            if self.heatmap_indices and self.config.model.attention.score != "none":
+                examples = [{"source": self.eval_set.source[i],
+                             "output": result["examples"]["tokens"][j],
+                             "weights": result["examples"]["weights"][j],
+                             "correct": bool(result["exact"][i])}
+                            for j, i in enumerate(self.heatmap_indices)]
+                plotting.attention_heatmaps(plots / f"attention{suffix}.png", examples,
+                                            f"{title} — {self.config.task.name}, step {step}")
+        plotting.learning_curves(plots / "learning_curves.png", self.workdir.read_metrics(), title)
+        plotting.accuracy_by_length(
+            plots / "seq_acc_by_length.png",
+            {f"member {m}": r["by_length"] for m, r in enumerate(results)},
+            self.config.task.train_max_length, f"{title} — {self.config.task.name}, step {step}")
+
+    def summarise(self, step, results):
+        seen = self.buckets[0][0]
+        records = self.workdir.read_metrics()
+        members = []
+        for member, (seed, result) in enumerate(zip(self.seeds, results)):
+            solved = [r for r in records if r["member"] == member
+                      and (r.get(f"eval/seq_acc/{seen}") or 0.0) >= TARGET_SEQ_ACC]
+            members.append({
+                "member": member, "seed": seed, "final": result["metrics"],
+                "seq_acc_by_length": result["by_length"],
+                f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
+                f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None,
+            })
+        summary = {"name": self.config.name, "description": describe(self.config),
+                   "task": self.config.task.name, "steps": step,
+                   "wall_time_s": self.elapsed(), "memory": peak_memory(), "members": members}
+        self.workdir.write_summary(summary)
+        return summary
+
+
+def train(config, workdir, *, start_time: float | None = None,
+          hooks: Sequence[Callable[[int], None]] = (), progress: bool = True) -> dict:
+    """Train (or resume) the run ``config`` describes in ``workdir``; returns the summary.
+
+    ``hooks`` are called with the step after every jit call (tests use one to
+    interrupt a run). Nothing written before an error is lost: pending checkpoint
+    saves and metrics are flushed on the way out.
+    """
+    validate(config)
+    run = _Run(config, workdir, time.time() if start_time is None else start_time)
+    run.workdir.check_or_write_config(config)
+    checkpoints = Checkpoints(run.workdir.path / "checkpoints")
+    train_config = config.train
+    try:
+        state, step = run.resume(checkpoints)
+        compile_start = time.time()
+        train_call = run.train_call.lower(state).compile()
+        if run.workdir.is_writer and progress:
+            print(f"compiled the train step in {time.time() - compile_start:.1f} s")
+        bar = tqdm(total=train_config.num_steps, initial=step, unit="step", dynamic_ncols=True,
+                   disable=not (progress and run.workdir.is_writer))
+        pending, last_log_time = [], time.time()
+        results = None
+        while step < train_config.num_steps:
+            state, metrics = train_call(state)
+            pending.append(metrics)
+            step += train_config.steps_per_call
+            bar.update(train_config.steps_per_call)
+            if step % train_config.log_every == 0 or step == train_config.num_steps:
+                rows = run.log_train(step, pending, last_log_time)
+                pending, last_log_time = [], time.time()
+                bar.set_postfix(loss=f"{rows[0]['train/loss']:.3f}",
+                                acc=f"{rows[0]['train/token_acc']:.3f}",
+                                tok_s=f"{rows[0]['train/tokens_per_s']:.0f}")
+            if step % train_config.eval_every == 0 or step == train_config.num_steps:
+                results = run.run_eval(step, state)
+                seen = run.buckets[0][0]
+                bar.write(f"step {step}: " + ", ".join(
+                    f"{k.removeprefix('eval/')}={v:.4f}" for k, v in results[0]["metrics"].items()
+                    if "seq_acc" in k or ("align" in k and seen in k)))
+                last_log_time = time.time()  # evaluation time is not training throughput
+            if step % train_config.checkpoint_every == 0 or step == train_config.num_steps:
+                checkpoints.save(step, state)
+            for hook in hooks:
+                hook(step)
+        bar.close()
+        if results is None:  # resumed a finished run: evaluate again, already logged
+            results = run.run_eval(step, state, log=False)
+        run.plot(step, results)
+        summary = run.summarise(step, results)
+    finally:
+        checkpoints.close()
+        run.workdir.close()
+    return summary

@@ -1,0 +1,89 @@
+"""The train state, with a leading *member* axis on every leaf.
+
+A member is one setting of the numeric hyperparameters (seed, learning rate, …).
+A single run is one member; a sweep cohort stacks many, and one compiled
+``jit(vmap(step))`` trains them all. Everything random derives from the member's
+seed and the step, so a run is reproducible and resumable from the step alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import optax
+
+OPTIMIZERS = ("adam", "adamw", "sgd")
+SCHEDULES = ("constant", "cosine", "linear")
+
+# Streams of randomness a member draws, each folded with the step.
+PARAMS_STREAM, BATCH_STREAM, DROPOUT_STREAM = 0, 1, 2
+
+
+@flax.struct.dataclass
+class TrainState:
+    step: jnp.ndarray  # int32; steps taken
+    seed: jnp.ndarray  # int32; the member's seed, fixed
+    params: Any
+    opt_state: Any
+
+
+def member_key(seed, stream: int, step=0):
+    """The key of one random stream of a member at a step (jit- and vmap-friendly)."""
+    return jax.random.fold_in(jax.random.fold_in(jax.random.PRNGKey(seed), stream), step)
+
+
+def schedule_shape(train_config):
+    """Learning-rate multiplier in [0, 1]: linear warm-up, then constant or decay to 0."""
+    warmup = train_config.warmup_steps
+    decay_steps = max(train_config.num_steps - warmup, 1)
+    if train_config.schedule == "constant":
+        decay = optax.constant_schedule(1.0)
+    elif train_config.schedule == "cosine":
+        decay = optax.cosine_decay_schedule(1.0, decay_steps)
+    elif train_config.schedule == "linear":
+        decay = optax.linear_schedule(1.0, 0.0, decay_steps)
+    else:
+        raise ValueError(f"unknown schedule {train_config.schedule!r}; "
+                         f"valid choices: {', '.join(SCHEDULES)}")
+    if warmup == 0:
+        return decay
+    return optax.join_schedules([optax.linear_schedule(0.0, 1.0, warmup), decay], [warmup])
+
+
+def make_optimizer(train_config) -> optax.GradientTransformation:
+    """Clip, then the optimiser, then the schedule's multiplier.
+
+    The peak learning rate (and weight decay) live in the optimiser state through
+    ``optax.inject_hyperparams``, so each member of a cohort can hold its own.
+    """
+    name = train_config.optimizer
+    if name == "adam":
+        inner = optax.inject_hyperparams(optax.adam)(learning_rate=train_config.learning_rate)
+    elif name == "adamw":
+        inner = optax.inject_hyperparams(optax.adamw)(
+            learning_rate=train_config.learning_rate, weight_decay=train_config.weight_decay)
+    elif name == "sgd":
+        inner = optax.inject_hyperparams(optax.sgd)(learning_rate=train_config.learning_rate,
+                                                    momentum=0.9)
+    else:
+        raise ValueError(f"unknown optimizer {name!r}; valid choices: {', '.join(OPTIMIZERS)}")
+    return optax.chain(optax.clip_by_global_norm(train_config.grad_clip_norm), inner,
+                       optax.scale_by_schedule(schedule_shape(train_config)))
+
+
+def init_member(model, tx, example_batch, seed) -> TrainState:
+    """One member's initial state; vmap it over seeds for a cohort."""
+    variables = model.init(member_key(seed, PARAMS_STREAM), example_batch.source,
+                           example_batch.target_inputs)
+    params = variables["params"]
+    return TrainState(step=jnp.zeros((), jnp.int32), seed=jnp.asarray(seed, jnp.int32),
+                      params=params, opt_state=tx.init(params))
+
+
+def create_train_state(model, tx, example_batch, seeds) -> TrainState:
+    """Stacked initial states, one per seed: every leaf gets a leading member axis."""
+    seeds = jnp.asarray(seeds, jnp.int32)
+    return jax.jit(jax.vmap(lambda s: init_member(model, tx, example_batch, s)))(seeds)

@@ -1,0 +1,85 @@
+"""The jitted functions: a train call (``steps_per_call`` steps) and evaluation.
+
+Both are written for one member and vmapped over the member axis; a run of one
+member goes through the same compiled path as a sweep cohort.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from attention_research import tasks
+from attention_research.decoding import greedy_decode
+from attention_research.training.state import (
+    BATCH_STREAM, DROPOUT_STREAM, TrainState, member_key)
+
+
+def token_statistics(logits, targets):
+    """Per-example sums over real target tokens: (nll, correct, count)."""
+    mask = targets != tasks.PAD
+    nll = optax.softmax_cross_entropy_with_integer_labels(logits, targets)
+    correct = (jnp.argmax(logits, -1) == targets) & mask
+    return (jnp.sum(nll * mask, axis=1), jnp.sum(correct, axis=1), jnp.sum(mask, axis=1))
+
+
+def make_train_call(model, tx, config):
+    """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState."""
+    task, train = config.task, config.train
+
+    def loss_fn(params, batch, dropout_key):
+        logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs,
+                                train=True, rngs={"dropout": dropout_key})
+        nll, correct, count = token_statistics(logits, batch.targets)
+        tokens = jnp.sum(count)
+        return jnp.sum(nll) / tokens, (jnp.sum(correct), tokens)
+
+    def train_step(state: TrainState, _):
+        batch = tasks.sample_batch(member_key(state.seed, BATCH_STREAM, state.step), task.name,
+                                   train.batch_size, task.num_symbols, task.train_min_length,
+                                   task.train_max_length)
+        dropout_key = member_key(state.seed, DROPOUT_STREAM, state.step)
+        (loss, (correct, tokens)), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state.params, batch, dropout_key)
+        updates, opt_state = tx.update(grads, state.opt_state, state.params)
+        state = state.replace(step=state.step + 1, params=optax.apply_updates(state.params, updates),
+                              opt_state=opt_state)
+        return state, {"loss": loss, "correct": correct, "tokens": tokens}
+
+    def train_call(state: TrainState):
+        state, metrics = jax.lax.scan(train_step, state, None, length=train.steps_per_call)
+        # Sums over the call; loss is a sum of per-step means (divide by steps).
+        return state, jax.tree_util.tree_map(jnp.sum, metrics)
+
+    return jax.jit(jax.vmap(train_call))
+
+
+def make_evaluate(model, task_name: str, heatmap_indices):
+    """jit(vmap(eval)) over members, on one fixed held-out batch shared by all.
+
+    Returns per-example statistics [M, N] (teacher-forced nll/correct/count and
+    alignment hits; greedy exact match) and, for ``heatmap_indices``, the greedy
+    tokens and attention weights to draw.
+    """
+    heatmap_indices = jnp.asarray(heatmap_indices, jnp.int32)
+
+    def evaluate_member(params, batch: tasks.Batch):
+        logits, weights = model.apply({"params": params}, batch.source, batch.target_inputs)
+        nll, correct, count = token_statistics(logits, batch.targets)
+        stats = {"nll": nll, "correct": correct, "count": count}
+        if weights is not None:
+            position = tasks.alignment_targets(task_name, batch.source_lengths,
+                                               batch.targets.shape[1])
+            hits = (jnp.argmax(weights, -1) == position) & (position >= 0)
+            stats["align_hits"] = jnp.sum(hits, axis=1)
+            stats["align_steps"] = jnp.sum(position >= 0, axis=1)
+        tokens, greedy_weights = greedy_decode(model, params, batch.source,
+                                               batch.targets.shape[1])
+        real = batch.targets != tasks.PAD
+        stats["exact"] = jnp.all((tokens == batch.targets) | ~real, axis=1)
+        examples = {"tokens": tokens[heatmap_indices],
+                    "weights": greedy_weights[heatmap_indices]}
+        return stats, examples
+
+    return jax.jit(jax.vmap(evaluate_member, in_axes=(0, None)))

@@ -1,0 +1,1 @@
+"""Experiment configs: ``base.py`` holds every field; one file per formulation."""

@@ -1,0 +1,80 @@
+"""Every config field, with a one-line comment. Other configs override a few.
+
+Run: python launch.py --config=configs/base.py
+Structural choices go in the config argument, scalars in overrides:
+    python launch.py --config=configs/base.py:task=copy,cell=gru \
+        --config.train.learning_rate=3e-3
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+# Structural choices a config argument may set, with their valid values.
+ARGUMENTS = {
+    "task": ("reverse", "copy"),
+    "cell": ("lstm", "gru"),
+    "style": ("luong", "bahdanau"),
+}
+
+
+def parse_argument(arg: str | None) -> dict:
+    """'task=copy,cell=gru' -> {'task': 'copy', 'cell': 'gru'}, checked against ARGUMENTS."""
+    choices = {}
+    for item in filter(None, (arg or "").split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or key not in ARGUMENTS:
+            raise ValueError(f"bad config argument {item!r}: expected key=value with key one of "
+                             f"{', '.join(ARGUMENTS)}")
+        if value not in ARGUMENTS[key]:
+            raise ValueError(f"bad config argument {item!r}: {key} must be one of "
+                             f"{', '.join(ARGUMENTS[key])}")
+        choices[key] = value
+    return choices
+
+
+def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
+    choices = parse_argument(arg)
+    config = ml_collections.ConfigDict()
+    config.name = "base"  # shown in plot titles and summaries
+    config.seed = 0  # the member's seed: parameters, batches and dropout all derive from it
+
+    config.task = task = ml_collections.ConfigDict()
+    task.name = choices.get("task", "reverse")  # copy | reverse
+    task.num_symbols = 50  # distinct symbols, besides PAD/BOS/EOS
+    task.train_min_length = 1  # shortest training source
+    task.train_max_length = 25  # longest training source
+    task.eval_max_length = 50  # held-out lengths run 1 … eval_max_length
+    task.eval_examples_per_length = 32  # held-out examples of each length
+    task.eval_seed = 12345  # the held-out set is drawn from this seed alone
+
+    config.model = model = ml_collections.ConfigDict()
+    model.family = "rnn"  # rnn
+    model.cell = choices.get("cell", "lstm")  # lstm | gru
+    model.bidirectional = True  # encoder reads both ways; hidden_size is split between them
+    model.num_layers = 1  # encoder and decoder depth
+    model.embed_dim = 64  # token embedding size
+    model.hidden_size = 64  # decoder state size = encoder output size
+    model.decoder_style = choices.get("style", "luong")  # luong | bahdanau
+    model.dropout = 0.0  # on embeddings and decoder outputs
+    model.max_source_length = 0  # longest source the model will see (location); 0: task.eval_max_length
+    model.attention = attention = ml_collections.ConfigDict()
+    attention.score = "additive"  # dot | scaled_dot | general | additive (concat) | location | cosine | none
+    attention.alignment = "global"  # global: softmax over every valid source position
+    attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a)
+
+    config.train = train = ml_collections.ConfigDict()
+    train.batch_size = 32  # examples per step per member (small batches learn fastest per CPU second)
+    train.num_steps = 1500  # total optimiser steps
+    train.optimizer = "adam"  # adam | adamw | sgd
+    train.learning_rate = 3e-3  # peak learning rate
+    train.weight_decay = 0.0  # decoupled weight decay (adamw only)
+    train.schedule = "cosine"  # constant | cosine | linear (decay after warm-up)
+    train.warmup_steps = 100  # linear warm-up from 0 to the peak
+    train.grad_clip_norm = 1.0  # clip the global gradient norm to this
+    train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
+    train.log_every = 50  # steps between training-metric logs
+    train.eval_every = 250  # steps between held-out evaluations
+    train.checkpoint_every = 500  # steps between checkpoints
+    train.num_heatmaps = 4  # held-out examples drawn as attention heat maps
+    return config

@@ -1,0 +1,84 @@
+"""Config files: each loads, validates, overrides only the attention, documents its command.
+And launch.py: the command line, its default work directory and its errors."""
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attention_research.config_checks import validate
+from configs import base
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMULATIONS = ["additive", "dot", "scaled_dot", "general", "location", "cosine", "none"]
+
+
+def _flat(config, prefix=""):
+    out = {}
+    for key, value in config.items():
+        if hasattr(value, "items"):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+@pytest.mark.parametrize("name", FORMULATIONS)
+def test_formulation_config_overrides_only_its_attention(name):
+    module = importlib.import_module(f"configs.{name}")
+    config = module.get_config()
+    validate(config)
+    assert config.model.attention.score == name
+    differ = {k for k, v in _flat(config).items() if _flat(base.get_config())[k] != v}
+    assert differ <= {"name", "model.attention.score"}
+    assert f"python launch.py --config=configs/{name}.py" in module.__doc__
+
+
+@pytest.mark.parametrize("arg, expected", [
+    ("task=copy", {"task.name": "copy"}),
+    ("task=copy,cell=gru,style=bahdanau",
+     {"task.name": "copy", "model.cell": "gru", "model.decoder_style": "bahdanau"}),
+])
+def test_config_argument_sets_structural_choices(arg, expected):
+    config = _flat(base.get_config(arg))
+    assert {k: config[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("arg, words", [("task=sort", "task must be one of reverse, copy"),
+                                        ("colour=red", "key one of task, cell, style"),
+                                        ("task", "expected key=value")])
+def test_bad_config_argument_is_refused(arg, words):
+    with pytest.raises(ValueError, match=words):
+        base.get_config(arg)
+
+
+def test_location_covers_the_longest_held_out_source_after_overrides():
+    from attention_research.models import max_source_length
+    config = base.get_config()
+    config.task.eval_max_length = 80
+    assert max_source_length(config) == 80
+    config.model.max_source_length = 100
+    assert max_source_length(config) == 100 and config.task.eval_max_length == 80
+
+
+def _launch(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, str(ROOT / "launch.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_launch_refuses_an_unknown_attention_before_compiling(tmp_path):
+    result = _launch("--config=configs/additive.py", "--config.model.attention.score=bilinear",
+                     f"--workdir={tmp_path / 'run'}")
+    assert result.returncode != 0
+    assert "model.attention.score='bilinear' is not known; valid choices:" in result.stderr
+    assert "additive" in result.stderr and "cosine" in result.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_default_workdir_names_the_config_and_its_argument():
+    sys.path.insert(0, str(ROOT))
+    import launch
+    assert launch.default_workdir("configs/additive.py") == "runs/additive"
+    assert launch.default_workdir("configs/dot.py:task=copy,cell=gru") == "runs/dot_task-copy-cell-gru"

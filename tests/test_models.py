@@ -1,0 +1,112 @@
+"""The RNN encoder-decoder: every score x cell x decoder style, padding, decoding."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from attention_research import attention, models, tasks
+from attention_research.decoding import greedy_decode
+from attention_research.models.rnn import reverse_within_length
+from tests.conftest import tiny_config
+
+SCORES = sorted(attention.SCORES) + ["none"]
+VOCAB = tasks.vocab_size(6)
+
+
+def _model(score="additive", cell="lstm", style="luong", **overrides):
+    config = tiny_config(score, cell=cell, style=style)
+    config.model.update(overrides)
+    return models.make_model(config, VOCAB, VOCAB)
+
+
+def _batch(batch_size=4, max_length=5, name="reverse", seed=0):
+    return tasks.sample_batch(jax.random.PRNGKey(seed), name, batch_size, 6, 1, max_length)
+
+
+@pytest.mark.parametrize("score, cell, style",
+                         list(itertools.product(SCORES, models.CELLS, models.DECODER_STYLES)))
+def test_gradients_are_finite_and_reach_every_parameter(score, cell, style):
+    model, batch = _model(score, cell, style), _batch()
+    params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
+
+    def loss(p):
+        logits, _ = model.apply({"params": p}, batch.source, batch.target_inputs)
+        return jnp.mean(jax.nn.log_softmax(logits)[..., 0])
+
+    grads = jax.grad(loss)(params)
+    leaves = jax.tree_util.tree_leaves_with_path(grads)
+    assert all(np.all(np.isfinite(g)) for _, g in leaves)
+    dead = [jax.tree_util.keystr(path) for path, g in leaves if not np.any(g)]
+    assert not dead, f"parameters without gradient: {dead}"
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("style", models.DECODER_STYLES)
+def test_padding_changes_nothing(bidirectional, style):
+    """Outputs on real positions are the same with 0 or 3 extra padding columns."""
+    model = _model(style=style, bidirectional=bidirectional, num_layers=2)
+    batch = _batch()
+    params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
+    logits, weights = model.apply({"params": params}, batch.source, batch.target_inputs)
+    padded_source = jnp.pad(batch.source, ((0, 0), (0, 3)))
+    padded_logits, padded_weights = model.apply({"params": params}, padded_source,
+                                                batch.target_inputs)
+    np.testing.assert_allclose(padded_logits, logits, atol=1e-5)
+    np.testing.assert_allclose(padded_weights[..., :5], weights, atol=1e-6)
+    assert np.all(np.asarray(padded_weights[..., 5:]) == 0)
+
+
+def test_reverse_within_length_is_its_own_inverse():
+    x = jnp.arange(12).reshape(2, 6)
+    lengths = jnp.array([4, 6])
+    once = reverse_within_length(x, lengths)
+    np.testing.assert_array_equal(once, [[3, 2, 1, 0, 4, 5], [11, 10, 9, 8, 7, 6]])
+    np.testing.assert_array_equal(reverse_within_length(once, lengths), x)
+
+
+def test_sown_weights_equal_the_returned_weights():
+    model, batch = _model(), _batch()
+    params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
+    (_, weights), state = model.apply({"params": params}, batch.source, batch.target_inputs,
+                                      mutable=["intermediates"])
+    sown = state["intermediates"]["decoder"]["attention"]["attention_weights"][0]
+    np.testing.assert_array_equal(np.asarray(sown)[:, :, 0], np.asarray(weights))
+
+
+@pytest.mark.parametrize("style", models.DECODER_STYLES)
+def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(style):
+    """Feeding the greedy output back with teacher forcing reproduces it step by step."""
+    model, batch = _model(style=style), _batch(batch_size=6)
+    params = model.init(jax.random.PRNGKey(2), batch.source, batch.target_inputs)["params"]
+    tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 6))(params, batch.source)
+    inputs = jnp.concatenate([jnp.full((6, 1), tasks.BOS), tokens[:, :-1]], axis=1)
+    logits, forced_weights = model.apply({"params": params}, batch.source, inputs)
+    forced = np.asarray(jnp.argmax(logits, -1))
+    tokens = np.asarray(tokens)
+    for row in range(6):
+        stop = list(tokens[row]).index(tasks.EOS) + 1 if tasks.EOS in tokens[row] else 6
+        np.testing.assert_array_equal(tokens[row, :stop], forced[row, :stop])
+        assert np.all(tokens[row, stop:] == tasks.PAD)
+        np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
+
+
+def test_greedy_decoding_stops_when_every_row_has_ended():
+    """A model that always says EOS finishes after one step of the while loop."""
+    model, batch = _model(), _batch()
+    params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
+    params = jax.tree_util.tree_map(lambda x: x, params)
+    params["readout"]["bias"] = params["readout"]["bias"].at[tasks.EOS].set(100.0)
+    tokens, _ = greedy_decode(model, params, batch.source, 9)
+    assert np.all(np.asarray(tokens)[:, 0] == tasks.EOS)
+    assert np.all(np.asarray(tokens)[:, 1:] == tasks.PAD)
+
+
+def test_unknown_cell_and_style_are_refused():
+    batch = _batch()
+    for overrides, word in [({"cell": "rnn"}, "lstm, gru"),
+                            ({"decoder_style": "cho"}, "bahdanau, luong")]:
+        with pytest.raises(ValueError, match=word):
+            _model(**overrides).init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)
