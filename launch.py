@@ -37,8 +37,10 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     logging.set_verbosity(logging.WARNING)  # orbax logs every save at INFO
+    from attention_research.checkpoints import CheckpointError
     from attention_research.config_checks import ConfigError, validate
     from attention_research.training.loop import train
+    from attention_research.workdir import ConfigMismatchError
 
     config = _CONFIG.value
     try:
@@ -49,7 +51,10 @@ def main(argv):
     workdir = _WORKDIR.value or default_workdir(
         config_flags.get_config_filename(flags.FLAGS["config"]))
     print(f"work directory: {workdir}")
-    summary = train(config, workdir, start_time=START_TIME)
+    try:
+        summary = train(config, workdir, start_time=START_TIME)
+    except (ConfigMismatchError, CheckpointError) as error:
+        raise SystemExit(f"error: {error}")
     for member in summary["members"]:
         final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"
                           for k, v in member["final"].items() if "seq_acc" in k)

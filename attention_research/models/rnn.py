@@ -105,7 +105,8 @@ class Encoder(nn.Module):
                            split_rngs={"params": False}, in_axes=1, out_axes=1)
             step = scan(self.cell, features, self.bidirectional, name=f"layer_{layer}")
             init = tuple(zero_carry(self.cell, batch, features) for _ in range(directions))
-            carries, outputs = step(init, (x, reverse_within_length(x, lengths), mask))
+            backward = reverse_within_length(x, lengths) if self.bidirectional else x
+            carries, outputs = step(init, (x, backward, mask))
             if self.bidirectional:
                 outputs = (outputs[0], reverse_within_length(outputs[1], lengths))
             x = jnp.concatenate(outputs, axis=-1) * mask[..., None]
