@@ -20,6 +20,41 @@ def _require(condition, message):
         raise ConfigError(message)
 
 
+def _validate_attention(model):
+    attn = model.attention
+    _require(attn.dim >= 1, f"model.attention.dim must be >= 1, got {attn.dim}")
+    _require(attn.window >= 1, f"model.attention.window (D) must be >= 1, got {attn.window}")
+    _require(attn.num_heads >= 1, f"model.attention.num_heads must be >= 1, got {attn.num_heads}")
+    _require(model.hidden_size % attn.num_heads == 0,
+             f"model.attention.num_heads ({attn.num_heads}) must divide model.hidden_size "
+             f"({model.hidden_size})")
+    _require(not model.fused_attention or model.family == "transformer",
+             "model.fused_attention applies to the transformer family only")
+    _require(not (attn.alignment == "hard" and attn.num_heads > 1),
+             "hard attention samples one position per query: use model.attention.num_heads=1")
+    hard = attn.hard
+    _require(0.0 <= hard.soft_fraction <= 1.0,
+             f"model.attention.hard.soft_fraction must be in [0, 1], got {hard.soft_fraction}")
+    _require(0.0 <= hard.baseline_decay < 1.0,
+             f"model.attention.hard.baseline_decay must be in [0, 1), got {hard.baseline_decay}")
+    _require(hard.reinforce_weight >= 0 and hard.entropy_weight >= 0,
+             "model.attention.hard.reinforce_weight and entropy_weight must be >= 0")
+
+
+def _validate_transformer(model):
+    try:
+        models.check_transformer_attention(
+            attention.ALIASES.get(model.attention.score, model.attention.score),
+            model.attention.alignment)
+    except ValueError as error:
+        raise ConfigError(f"model.attention: {error}") from None
+    _choice(model.positions, models.POSITIONS, "model.positions")
+    _require(model.ff_dim >= 1, f"model.ff_dim must be >= 1, got {model.ff_dim}")
+    _require(not model.fused_attention or model.attention.score == "scaled_dot",
+             "model.fused_attention computes scaled_dot attention only; set "
+             "model.attention.score=scaled_dot or model.fused_attention=False")
+
+
 def validate(config):
     """Raise ConfigError naming the field, the value and what is allowed."""
     task, model, train = config.task, config.model, config.train
@@ -41,8 +76,10 @@ def validate(config):
     _choice(model.attention.alignment, attention.ALIGNMENTS, "model.attention.alignment")
     for field in ("embed_dim", "hidden_size", "num_layers"):
         _require(model[field] >= 1, f"model.{field} must be >= 1, got {model[field]}")
-    _require(model.attention.dim >= 1, f"model.attention.dim must be >= 1, got {model.attention.dim}")
-    _require(not model.bidirectional or model.hidden_size % 2 == 0,
+    _validate_attention(model)
+    if model.family == "transformer":
+        _validate_transformer(model)
+    _require(model.family != "rnn" or not model.bidirectional or model.hidden_size % 2 == 0,
              f"a bidirectional encoder splits model.hidden_size between its two directions, "
              f"so it must be even; got {model.hidden_size}")
     _require(0.0 <= model.dropout < 1.0, f"model.dropout must be in [0, 1), got {model.dropout}")

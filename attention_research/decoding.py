@@ -1,7 +1,9 @@
 """Autoregressive decoding, compiled: greedy search that stops at EOS.
 
-Works with any model exposing ``encode(source) -> (memory, carry)`` and
-``decode_step(carry, tokens, memory, step) -> (carry, logits, weights)``.
+Works with any model exposing the decoding protocol:
+``start_decoding(source, max_length) -> (memory, carry)`` (a Transformer allocates
+its key/value cache there) and ``decode_step(carry, tokens, memory, step) ->
+(carry, logits, weights)``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def greedy_decode(model, params, source, max_length: int):
     at each step [B, max_length, S] (zeros after EOS; all zeros without attention).
     """
     variables = {"params": params}
-    memory, carry = model.apply(variables, source, method="encode")
+    memory, carry = model.apply(variables, source, max_length, method="start_decoding")
     batch, source_length = source.shape
 
     def not_finished(loop):
@@ -30,6 +32,8 @@ def greedy_decode(model, params, source, max_length: int):
         step, carry, previous, done, tokens, weights = loop
         carry, logits, step_weights = model.apply(variables, carry, previous, memory, step,
                                                   method="decode_step")
+        # PAD and BOS are never outputs: an untrained model must not emit them either.
+        logits = logits.at[:, jnp.array([PAD, BOS])].set(-jnp.inf)
         token = jnp.where(done, PAD, jnp.argmax(logits, axis=-1).astype(jnp.int32))
         tokens = tokens.at[:, step].set(token)
         if step_weights is not None:

@@ -18,23 +18,24 @@ ARGUMENTS = {
 }
 
 
-def parse_argument(arg: str | None) -> dict:
-    """'task=copy,cell=gru' -> {'task': 'copy', 'cell': 'gru'}, checked against ARGUMENTS."""
+def parse_argument(arg: str | None, allowed: dict = ARGUMENTS) -> dict:
+    """'task=copy,cell=gru' -> {'task': 'copy', 'cell': 'gru'}, checked against ``allowed``."""
     choices = {}
     for item in filter(None, (arg or "").split(",")):
         key, sep, value = item.partition("=")
-        if not sep or key not in ARGUMENTS:
+        if not sep or key not in allowed:
             raise ValueError(f"bad config argument {item!r}: expected key=value with key one of "
-                             f"{', '.join(ARGUMENTS)}")
-        if value not in ARGUMENTS[key]:
+                             f"{', '.join(allowed)}")
+        if value not in allowed[key]:
             raise ValueError(f"bad config argument {item!r}: {key} must be one of "
-                             f"{', '.join(ARGUMENTS[key])}")
+                             f"{', '.join(allowed[key])}")
         choices[key] = value
     return choices
 
 
-def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
-    choices = parse_argument(arg)
+def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collections.ConfigDict:
+    """The base config; ``choices`` (already parsed) replaces ``arg`` for derived configs."""
+    choices = parse_argument(arg) if choices is None else choices
     config = ml_collections.ConfigDict()
     config.name = "base"  # shown in plot titles and summaries
     config.seed = 0  # the member's seed: parameters, batches and dropout all derive from it
@@ -49,19 +50,29 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     task.eval_seed = 12345  # the held-out set is drawn from this seed alone
 
     config.model = model = ml_collections.ConfigDict()
-    model.family = "rnn"  # rnn
+    model.family = "rnn"  # rnn | transformer
     model.cell = choices.get("cell", "lstm")  # lstm | gru
     model.bidirectional = True  # encoder reads both ways; hidden_size is split between them
     model.num_layers = 1  # encoder and decoder depth
-    model.embed_dim = 64  # token embedding size
-    model.hidden_size = 64  # decoder state size = encoder output size
+    model.embed_dim = 64  # token embedding size (rnn; the transformer embeds to hidden_size)
+    model.hidden_size = 64  # decoder state size = encoder output size (transformer: d_model)
+    model.ff_dim = 256  # transformer: feed-forward inner size
+    model.positions = "sinusoidal"  # transformer: sinusoidal | learned
+    model.fused_attention = False  # transformer + scaled_dot: use jax.nn.dot_product_attention
     model.decoder_style = choices.get("style", "luong")  # luong | bahdanau
     model.dropout = 0.0  # on embeddings and decoder outputs
     model.max_source_length = 0  # longest source the model will see (location); 0: task.eval_max_length
     model.attention = attention = ml_collections.ConfigDict()
     attention.score = "additive"  # dot | scaled_dot | general | additive (concat) | location | cosine | none
-    attention.alignment = "global"  # global: softmax over every valid source position
-    attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a)
+    attention.alignment = "global"  # global | local_m | local_p | hard
+    attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a) and of local_p's W_p
+    attention.window = 10  # D: local windows span [p_t - D, p_t + D]; local_p's sigma = D/2
+    attention.num_heads = 1  # > 1: multi-head attention over the score (heads split hidden_size)
+    attention.hard = hard = ml_collections.ConfigDict()  # hard attention (Xu et al. 2015)
+    hard.soft_fraction = 0.0  # share of steps that use the expected (soft) context instead
+    hard.reinforce_weight = 1.0  # lambda_r: weight of the REINFORCE term
+    hard.entropy_weight = 1e-3  # lambda_e: weight of the entropy bonus
+    hard.baseline_decay = 0.9  # moving-average baseline b <- decay * b + (1 - decay) * reward
 
     config.train = train = ml_collections.ConfigDict()
     train.batch_size = 32  # examples per step per member (small batches learn fastest per CPU second)

@@ -24,9 +24,14 @@ jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 def tiny_config(score="additive", task="copy", **choices):
     """A config that trains in a second or two on one CPU core."""
     arg = ",".join([f"task={task}"] + [f"{k}={v}" for k, v in choices.items()])
-    config = base.get_config(arg)
+    config = shrink(base.get_config(arg))
     config.name = f"tiny-{score}"
     config.model.attention.score = score
+    return config
+
+
+def shrink(config):
+    """Tiny sizes, lengths and step counts for any config; its formulation is kept."""
     config.task.num_symbols = 6
     config.task.train_max_length = 4
     config.task.eval_max_length = 6

@@ -84,7 +84,7 @@ def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(style):
     tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 6))(params, batch.source)
     inputs = jnp.concatenate([jnp.full((6, 1), tasks.BOS), tokens[:, :-1]], axis=1)
     logits, forced_weights = model.apply({"params": params}, batch.source, inputs)
-    forced = np.asarray(jnp.argmax(logits, -1))
+    forced = np.asarray(jnp.argmax(logits.at[..., :tasks.EOS].set(-jnp.inf), -1))
     tokens = np.asarray(tokens)
     for row in range(6):
         stop = list(tokens[row]).index(tasks.EOS) + 1 if tasks.EOS in tokens[row] else 6

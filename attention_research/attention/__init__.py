@@ -1,13 +1,16 @@
 """The registry of attention formulations: pick one by name from a config.
 
-Adding a formulation: one class in ``scores.py``, one entry in ``SCORES`` below,
-one config file in ``configs/``, one test in ``tests/test_scores.py``.
+A formulation is a score (how q and k_s compare) with an alignment (how scores
+become weights), optionally split into heads. Adding a score: one class in
+``scores.py``, one entry in ``SCORES`` below, one config file in ``configs/``,
+one test in ``tests/test_scores.py``.
 """
 
 from __future__ import annotations
 
 from attention_research.attention.attention import (
-    Attention, Memory, NoAttention, masked_softmax)
+    ALIGNMENTS, LOCAL_ALIGNMENTS, Attention, Memory, MultiHeadAttention, NoAttention,
+    gaussian_weighting, masked_softmax, window_mask)
 from attention_research.attention.scores import (
     AdditiveScore, CosineScore, DotScore, GeneralScore, LocationScore, ScaledDotScore)
 
@@ -24,7 +27,6 @@ ALIASES = {"concat": "additive"}
 NO_ATTENTION = "none"
 # Scores that compare q with k_s directly need both in one space.
 SAME_DIM_SCORES = ("dot", "scaled_dot")
-ALIGNMENTS = ("global",)
 
 
 def score_names():
@@ -41,23 +43,47 @@ def canonical_score(name: str) -> str:
 
 
 def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: int,
-                   max_length: int, alignment: str = "global", name: str = "attention"):
-    """Build the attention module a config names."""
+                   max_length: int, alignment: str = "global", window: int = 10,
+                   soft_fraction: float = 0.0, num_heads: int = 1, projections: bool = False,
+                   fused: bool = False, name: str = "attention"):
+    """Build the attention module a config names.
+
+    With ``num_heads > 1`` or ``projections`` the score runs inside
+    MultiHeadAttention (q, k, v projected to ``num_heads`` heads of key_dim /
+    num_heads, concatenated and projected back to key_dim).
+    """
     score = canonical_score(score)
     if score == NO_ATTENTION:
         return NoAttention(name=name)
     if alignment not in ALIGNMENTS:
         raise ValueError(
             f"unknown alignment {alignment!r}; valid choices: {', '.join(ALIGNMENTS)}")
+    multihead = num_heads > 1 or projections
+    if multihead:
+        if alignment == "hard":
+            raise ValueError("hard attention samples one position per query; it is not "
+                             "supported with several heads (use num_heads=1)")
+        if key_dim % num_heads:
+            raise ValueError(f"{num_heads} heads must divide the key size {key_dim}")
+        query_dim = key_dim = key_dim // num_heads
+    if fused and not (multihead and score == "scaled_dot" and alignment == "global"):
+        raise ValueError("fused attention (jax.nn.dot_product_attention) computes multi-head "
+                         "scaled_dot global attention only")
     if score in SAME_DIM_SCORES and query_dim != key_dim:
         raise ValueError(
             f"score {score!r} compares queries and keys directly, so they need the same "
             f"size; got query {query_dim} and key {key_dim}")
-    score_fn = SCORES[score](query_dim, key_dim, attention_dim, max_length)
-    return Attention(score_fn=score_fn, alignment=alignment, name=name)
+    core = Attention(score_fn=SCORES[score](query_dim, key_dim, attention_dim, max_length),
+                     alignment=alignment, window=window, predictor_dim=attention_dim,
+                     soft_fraction=soft_fraction, name=None if multihead else name)
+    if not multihead:
+        return core
+    return MultiHeadAttention(core, num_heads=num_heads, head_dim=key_dim,
+                              out_dim=key_dim * num_heads, fused=fused, name=name)
 
 
 __all__ = [
-    "ALIASES", "ALIGNMENTS", "Attention", "Memory", "NO_ATTENTION", "NoAttention",
-    "SCORES", "canonical_score", "make_attention", "masked_softmax", "score_names",
+    "ALIASES", "ALIGNMENTS", "Attention", "LOCAL_ALIGNMENTS", "Memory", "MultiHeadAttention",
+    "NO_ATTENTION", "NoAttention", "SCORES", "canonical_score", "gaussian_weighting",
+    "make_attention", "masked_softmax", "score_names", "window_mask",
 ]

@@ -2,15 +2,35 @@
 
 Every attention maps (queries [B, T, dq], memory) to (context [B, T, dv],
 weights [B, T, S]). Weights are recorded with ``sow('intermediates',
-'attention_weights', ...)`` for plotting; padding gets exactly zero weight.
+'attention_weights', ...)`` for plotting (a recurrent decoder calls attention once
+per step, so there the record is stacked to [B, T, 1, S]). Padding, and positions
+outside a local window, get exactly zero weight.
+
+Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
+
+* ``global`` — softmax over every valid source position (Luong Eq. 7).
+* ``local_m`` — softmax inside the window [p_t − D, p_t + D] with p_t = t.
+* ``local_p`` — p_t = S · sigmoid(v_pᵀ tanh(W_p h_t)) (Luong Eq. 9); the
+  in-window softmax times exp(−(s − p_t)² / 2σ²), σ = D/2 (Eq. 10). As in the
+  paper the product is not renormalised, so these weights sum to at most 1.
+* ``hard`` — stochastic hard attention: while training (an rng named ``sample``
+  is given) the context is the state at one position s ~ α, or with probability
+  ``soft_fraction`` the expected context Σ α h̄; log α(s) and the entropy of α are
+  recorded in the ``reinforce`` collection for the REINFORCE loss
+  (``attention_research.training.reinforce``). Without the rng (evaluation) the
+  context is the state at argmax α. The weights returned are α itself.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
+import jax
 import jax.numpy as jnp
 import flax.linen as nn
+
+ALIGNMENTS = ("global", "local_m", "local_p", "hard")
+LOCAL_ALIGNMENTS = ("local_m", "local_p")
 
 
 class Memory(NamedTuple):
@@ -19,14 +39,14 @@ class Memory(NamedTuple):
     values: jnp.ndarray  # [B, S, dv] encoder states h̄_s
     features: Any  # the score's prepare(values): e.g. U_a h̄_s for additive
     mask: jnp.ndarray  # [B, S] True on real tokens
-    summary: jnp.ndarray  # [B, dv] final encoder state, the fixed context of `none`
+    summary: Optional[jnp.ndarray]  # [B, dv] final encoder state, the fixed context of `none`
 
 
 def masked_softmax(scores, mask):
     """Softmax over the last axis restricted to ``mask``; masked entries are exactly 0.
 
     ``mask`` broadcasts against ``scores``. A row with no valid position gets all
-    zeros rather than NaN (it only occurs for padding examples).
+    zeros rather than NaN.
     """
     big_negative = jnp.finfo(scores.dtype).min
     scores = jnp.where(mask, scores, big_negative)
@@ -34,25 +54,161 @@ def masked_softmax(scores, mask):
     return jnp.where(mask, weights, 0.0)
 
 
-class Attention(nn.Module):
-    """Soft (global) attention: softmax over all valid source positions.
+def window_mask(centres, num_positions: int, half_width: float):
+    """[..., T] centres -> [..., T, S] True where |s - p_t| <= D: Luong's window."""
+    positions = jnp.arange(num_positions)
+    return jnp.abs(positions - centres[..., None]) <= half_width
 
-    Bahdanau et al. 2015, Eq. (5)-(6); Luong et al. 2015, Eq. (7):
-    a_t(s) = exp(score(h_t, h̄_s)) / Σ_s' exp(score(h_t, h̄_s')), c_t = Σ_s a_t(s) h̄_s.
-    """
+
+def gaussian_weighting(centres, num_positions: int, sigma: float):
+    """exp(−(s − p_t)² / 2σ²) for every position s: Luong Eq. 10's second factor."""
+    positions = jnp.arange(num_positions)
+    return jnp.exp(-((positions - centres[..., None]) ** 2) / (2.0 * sigma ** 2))
+
+
+class Attention(nn.Module):
+    """One score function with one alignment; see the module docstring."""
 
     score_fn: nn.Module
     alignment: str = "global"
+    window: int = 10  # D, the half-width of local windows
+    predictor_dim: int = 64  # width of W_p in local_p's position predictor
+    soft_fraction: float = 0.0  # hard: share of steps that use the expected context
 
-    def prepare(self, values, mask, summary) -> Memory:
+    def setup(self):
+        if self.alignment not in ALIGNMENTS:
+            raise ValueError(f"unknown alignment {self.alignment!r}; "
+                             f"valid choices: {', '.join(ALIGNMENTS)}")
+        if self.alignment == "local_p":
+            self.w_p = nn.Dense(self.predictor_dim, use_bias=False, name="W_p")
+            self.v_p = nn.Dense(1, use_bias=False, name="v_p")
+
+    def prepare(self, values, mask, summary=None) -> Memory:
         return Memory(values, self.score_fn.prepare(values), mask, summary)
 
-    def __call__(self, queries, memory: Memory, step: Optional[jnp.ndarray] = None):
+    def centres(self, queries, memory: Memory, positions):
+        """p_t for local alignments: [B, T]."""
+        if self.alignment == "local_m":
+            return positions.astype(queries.dtype)
+        lengths = memory.mask.sum(axis=-1, keepdims=True).astype(queries.dtype)  # S
+        predicted = self.v_p(jnp.tanh(self.w_p(queries)))[..., 0]
+        return lengths * nn.sigmoid(predicted)
+
+    def __call__(self, queries, memory: Memory, positions=None, mask=None):
+        """queries [B, T, dq]; positions [B, T] (target step of each query, for local_m);
+        mask [B, T, S] (e.g. causal), combined with the memory's padding mask."""
         scores = self.score_fn(queries, memory.features)  # [B, T, S]
-        weights = masked_softmax(scores, memory.mask[:, None, :])
+        valid = memory.mask[:, None, :]
+        if mask is not None:
+            valid = valid & mask
+        num_positions = scores.shape[-1]
+        if self.alignment in LOCAL_ALIGNMENTS:
+            if positions is None:
+                positions = jnp.broadcast_to(jnp.arange(queries.shape[1]), queries.shape[:2])
+            centres = self.centres(queries, memory, positions)
+            inside = valid & window_mask(centres, num_positions, self.window)
+            weights = masked_softmax(scores, inside)
+            if self.alignment == "local_p":
+                weights = weights * gaussian_weighting(centres, num_positions, self.window / 2)
+        else:
+            weights = masked_softmax(scores, valid)
         self.sow("intermediates", "attention_weights", weights)
-        context = jnp.einsum("bts,bsd->btd", weights, memory.values)
-        return context, weights
+        if self.alignment == "hard":
+            return self._hard_context(weights, memory.values), weights
+        return jnp.einsum("bts,bsd->btd", weights, memory.values), weights
+
+    def _hard_context(self, weights, values):
+        if not self.has_rng("sample"):  # evaluation: the most probable position
+            chosen = jax.nn.one_hot(jnp.argmax(weights, -1), weights.shape[-1], dtype=values.dtype)
+            return jnp.einsum("bts,bsd->btd", chosen, values)
+        key = self.make_rng("sample")
+        sample_key, soft_key = jax.random.split(key)
+        log_weights = jnp.log(jnp.where(weights > 0, weights, 1.0))
+        sampled = jax.random.categorical(sample_key, jnp.where(weights > 0, log_weights, -jnp.inf))
+        chosen = jax.nn.one_hot(sampled, weights.shape[-1], dtype=values.dtype)
+        # REINFORCE needs log α(s̃) and H(α); the rewards come from the loss later.
+        self.sow("reinforce", "log_prob", jnp.sum(chosen * log_weights, -1))
+        self.sow("reinforce", "entropy", -jnp.sum(weights * log_weights, -1))
+        # The sample itself is not differentiable: gradients reach the scores only
+        # through REINFORCE (and through the expected context on soft steps).
+        hard = jnp.einsum("bts,bsd->btd", jax.lax.stop_gradient(chosen), values)
+        if self.soft_fraction <= 0:
+            return hard
+        soft = jnp.einsum("bts,bsd->btd", weights, values)
+        use_soft = jax.random.bernoulli(soft_key, self.soft_fraction, weights.shape[:2])
+        return jnp.where(use_soft[..., None], soft, hard)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention over any score (Vaswani et al. 2017, §3.2.2).
+
+    MultiHead(Q, K, V) = Concat(head_1 … head_h) W^O, head_i = Attention(Q W_i^Q,
+    K W_i^K, V W_i^V). The heads are folded into the batch, so one score module
+    (and its parameters, if it has any) serves every head; the per-head
+    projections are what make the heads differ.
+    """
+
+    attention: Attention
+    num_heads: int
+    head_dim: int
+    out_dim: int
+    fused: bool = False  # scaled_dot only: jax.nn.dot_product_attention (records no weights)
+
+    def setup(self):
+        width = self.num_heads * self.head_dim
+        self.query = nn.Dense(width, use_bias=False, name="query")
+        self.key = nn.Dense(width, use_bias=False, name="key")
+        self.value = nn.Dense(width, use_bias=False, name="value")
+        self.out = nn.Dense(self.out_dim, use_bias=False, name="out")
+
+    def _split(self, x):  # [B, L, h·d] -> [B·h, L, d]
+        b, length = x.shape[:2]
+        x = x.reshape(b, length, self.num_heads, self.head_dim).transpose(0, 2, 1, 3)
+        return x.reshape(b * self.num_heads, length, self.head_dim)
+
+    def _merge(self, x, batch):  # [B·h, L, d] -> [B, L, h·d]
+        length = x.shape[1]
+        x = x.reshape(batch, self.num_heads, length, self.head_dim).transpose(0, 2, 1, 3)
+        return x.reshape(batch, length, self.num_heads * self.head_dim)
+
+    def _repeat(self, x, batch=None):  # [B or 1, ...] -> [B·h, ...]
+        if x is None:
+            return None
+        if batch is not None:
+            x = jnp.broadcast_to(x, (batch,) + x.shape[1:])
+        return jnp.repeat(x, self.num_heads, axis=0)
+
+    def prepare(self, values, mask, summary=None) -> Memory:
+        keys = self._split(self.key(values))
+        return Memory(self._split(self.value(values)), self.attention.score_fn.prepare(keys),
+                      self._repeat(mask), summary)
+
+    def __call__(self, queries, memory: Memory, positions=None, mask=None):
+        """As Attention; the weights returned are averaged over heads ([B, T, S]), the
+        per-head ones are in the sown record ([B·h, T, S])."""
+        batch = queries.shape[0]
+        if self.fused:
+            return self._fused(queries, memory, mask), None
+        context, weights = self.attention(self._split(self.query(queries)), memory,
+                                          self._repeat(positions, batch),
+                                          self._repeat(mask, batch))
+        weights = weights.reshape((batch, self.num_heads) + weights.shape[1:]).mean(axis=1)
+        return self.out(self._merge(context, batch)), weights
+
+
+    def _fused(self, queries, memory: Memory, mask):
+        """The same scaled dot-product attention through ``jax.nn.dot_product_attention``
+        (cuDNN flash attention on GPUs). The prepared keys are already divided by √d."""
+        batch, length = queries.shape[:2]
+        heads, dim = self.num_heads, self.head_dim
+        per_head = lambda x: x.reshape(batch, heads, -1, dim).transpose(0, 2, 1, 3)
+        query = self.query(queries).reshape(batch, length, heads, dim)
+        valid = memory.mask.reshape(batch, heads, -1)[:, :1, None, :]  # [B, 1, 1, S]
+        if mask is not None:
+            valid = valid & mask[:, None]
+        context = jax.nn.dot_product_attention(query, per_head(memory.features),
+                                               per_head(memory.values), mask=valid, scale=1.0)
+        return self.out(context.reshape(batch, length, heads * dim))
 
 
 class NoAttention(nn.Module):
@@ -62,10 +218,10 @@ class NoAttention(nn.Module):
     summary c of the source (here the final encoder state). Returns no weights.
     """
 
-    def prepare(self, values, mask, summary) -> Memory:
+    def prepare(self, values, mask, summary=None) -> Memory:
         return Memory(values, None, mask, summary)
 
-    def __call__(self, queries, memory: Memory, step: Optional[jnp.ndarray] = None):
+    def __call__(self, queries, memory: Memory, positions=None, mask=None):
         context = jnp.broadcast_to(memory.summary[:, None, :],
                                    queries.shape[:2] + memory.summary.shape[-1:])
         return context, None

@@ -150,16 +150,17 @@ class DecoderStep(nn.Module):
 
     def __call__(self, carry, embedded, memory: Memory, step):
         layer_carries, feed = carry
+        position = step[:, None]  # this query's target position, for local_m
         if self.style == "bahdanau":
             previous = carry_output(self.cell, layer_carries[-1])  # s_{i-1}
-            context, weights = self.attend(previous[:, None, :], memory, step)
+            context, weights = self.attend(previous[:, None, :], memory, position)
             context = context[:, 0]
             layer_carries, _ = self._rnn(layer_carries, jnp.concatenate([embedded, context], -1))
             pre = self.deep_output(jnp.concatenate([previous, embedded, context], -1))
             features = pre.reshape(pre.shape[:-1] + (self.hidden_size, 2)).max(-1)  # maxout
         else:
             layer_carries, h = self._rnn(layer_carries, jnp.concatenate([embedded, feed], -1))
-            context, weights = self.attend(h[:, None, :], memory, step)
+            context, weights = self.attend(h[:, None, :], memory, position)
             features = jnp.tanh(self.w_c(jnp.concatenate([context[:, 0], h], -1)))
             feed = features  # input feeding (Luong §3.3)
         weights = None if weights is None else weights[:, 0]
@@ -205,6 +206,11 @@ class Seq2Seq(nn.Module):
         feed = jnp.zeros((source.shape[0], self.hidden_size), states.dtype)
         return memory, (final_carries, feed)
 
+    def start_decoding(self, source, max_length: int):
+        """Decoding protocol (see decoding.py): (memory, carry) before the first step."""
+        del max_length  # the recurrent state does not grow with the output
+        return self.encode(source)
+
     def decode_step(self, carry, tokens, memory: Memory, step):
         """One greedy/beam step: previous tokens [B] -> (carry, logits [B, V], weights [B, S])."""
         carry, (features, weights) = self.step(carry, self.target_embed(tokens), memory,
@@ -216,9 +222,12 @@ class Seq2Seq(nn.Module):
         memory, carry = self.encode(source, train)
         embedded = self.drop(self.target_embed(target_inputs), deterministic=not train)
         steps = jnp.broadcast_to(jnp.arange(target_inputs.shape[1]), target_inputs.shape)
+        # Every step gets its own 'sample' key (hard attention) and stacks what it
+        # records ('intermediates' for plots, 'reinforce' for the hard-attention loss).
         scan = nn.scan(_scan_decoder, variable_broadcast="params",
-                       variable_axes={"intermediates": 1},
-                       split_rngs={"params": False}, in_axes=(1, nn.broadcast), out_axes=1)
+                       variable_axes={"intermediates": 1, "reinforce": 1},
+                       split_rngs={"params": False, "sample": True},
+                       in_axes=(1, nn.broadcast), out_axes=1)
         _, (features, weights) = scan(self.step, carry, (embedded, steps), memory)
         features = self.drop(features, deterministic=not train)
         # The vocabulary projection is one big matmul outside the time loop.

@@ -118,7 +118,8 @@ class _Run:
         title = describe(self.config)
         for member, result in enumerate(results):
             suffix = "" if member == 0 else f"_member{member}"
-            if self.heatmap_indices and self.config.model.attention.score != "none":
+            has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
+            if self.heatmap_indices and has_weights:  # none and fused attention record none
                 examples = [{"source": self.eval_set.source[i],
                              "output": result["examples"]["tokens"][j],
                              "weights": result["examples"]["weights"][j],

@@ -19,7 +19,7 @@ OPTIMIZERS = ("adam", "adamw", "sgd")
 SCHEDULES = ("constant", "cosine", "linear")
 
 # Streams of randomness a member draws, each folded with the step.
-PARAMS_STREAM, BATCH_STREAM, DROPOUT_STREAM = 0, 1, 2
+PARAMS_STREAM, BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM = 0, 1, 2, 3
 
 
 @flax.struct.dataclass
@@ -28,6 +28,7 @@ class TrainState:
     seed: jnp.ndarray  # int32; the member's seed, fixed
     params: Any
     opt_state: Any
+    reward_baseline: jnp.ndarray  # float32; hard attention's moving-average reward
 
 
 def member_key(seed, stream: int, step=0):
@@ -80,7 +81,8 @@ def init_member(model, tx, example_batch, seed) -> TrainState:
                            example_batch.target_inputs)
     params = variables["params"]
     return TrainState(step=jnp.zeros((), jnp.int32), seed=jnp.asarray(seed, jnp.int32),
-                      params=params, opt_state=tx.init(params))
+                      params=params, opt_state=tx.init(params),
+                      reward_baseline=jnp.zeros((), jnp.float32))
 
 
 def create_train_state(model, tx, example_batch, seeds) -> TrainState:

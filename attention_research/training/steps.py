@@ -12,8 +12,9 @@ import optax
 
 from attention_research import tasks
 from attention_research.decoding import greedy_decode
+from attention_research.training import reinforce
 from attention_research.training.state import (
-    BATCH_STREAM, DROPOUT_STREAM, TrainState, member_key)
+    BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM, TrainState, member_key)
 
 
 def token_statistics(logits, targets):
@@ -27,25 +28,40 @@ def token_statistics(logits, targets):
 def make_train_call(model, tx, config):
     """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState."""
     task, train = config.task, config.train
+    hard = config.model.attention.hard if config.model.attention.alignment == "hard" else None
 
-    def loss_fn(params, batch, dropout_key):
-        logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs,
-                                train=True, rngs={"dropout": dropout_key})
-        nll, correct, count = token_statistics(logits, batch.targets)
-        tokens = jnp.sum(count)
-        return jnp.sum(nll) / tokens, (jnp.sum(correct), tokens)
+    def loss_fn(params, batch, rngs, baseline):
+        """Mean token NLL (+ the REINFORCE surrogate for hard attention)."""
+        mutable = ["reinforce"] if hard else False
+        outputs = model.apply({"params": params}, batch.source, batch.target_inputs,
+                              train=True, rngs=rngs, mutable=mutable)
+        (logits, _), records = outputs if hard else (outputs, None)
+        mask = batch.targets != tasks.PAD
+        nll = optax.softmax_cross_entropy_with_integer_labels(logits, batch.targets)
+        tokens = jnp.sum(mask)
+        loss = jnp.sum(nll * mask) / tokens
+        correct = jnp.sum((jnp.argmax(logits, -1) == batch.targets) & mask)
+        if hard:
+            rewards = -jax.lax.stop_gradient(nll)  # log p(y_t | sampled context)
+            loss += reinforce.surrogate_loss(
+                reinforce.recorded(records, "log_prob"), reinforce.recorded(records, "entropy"),
+                rewards, baseline, mask, hard.reinforce_weight, hard.entropy_weight)
+            baseline = reinforce.update_baseline(baseline, rewards, mask, hard.baseline_decay)
+        # The reported loss is the NLL alone, comparable across formulations.
+        return loss, (jnp.sum(nll * mask) / tokens, correct, tokens, baseline)
 
     def train_step(state: TrainState, _):
         batch = tasks.sample_batch(member_key(state.seed, BATCH_STREAM, state.step), task.name,
                                    train.batch_size, task.num_symbols, task.train_min_length,
                                    task.train_max_length)
-        dropout_key = member_key(state.seed, DROPOUT_STREAM, state.step)
-        (loss, (correct, tokens)), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-            state.params, batch, dropout_key)
+        rngs = {"dropout": member_key(state.seed, DROPOUT_STREAM, state.step),
+                "sample": member_key(state.seed, SAMPLE_STREAM, state.step)}
+        (_, (nll, correct, tokens, baseline)), grads = jax.value_and_grad(
+            loss_fn, has_aux=True)(state.params, batch, rngs, state.reward_baseline)
         updates, opt_state = tx.update(grads, state.opt_state, state.params)
         state = state.replace(step=state.step + 1, params=optax.apply_updates(state.params, updates),
-                              opt_state=opt_state)
-        return state, {"loss": loss, "correct": correct, "tokens": tokens}
+                              opt_state=opt_state, reward_baseline=baseline)
+        return state, {"loss": nll, "correct": correct, "tokens": tokens}
 
     def train_call(state: TrainState):
         state, metrics = jax.lax.scan(train_step, state, None, length=train.steps_per_call)

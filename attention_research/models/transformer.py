@@ -1,0 +1,216 @@
+"""The Transformer encoder-decoder (Vaswani et al. 2017) with a pluggable score.
+
+Pre-LayerNorm (Xiong et al. 2020): x + Sublayer(LN(x)), final LayerNorm on both
+stacks. Sinusoidal (Vaswani §3.5) or learned positions. Self- and cross-attention
+are ``make_attention(..., projections=True)``: multi-head attention over any score
+of the registry — ``scaled_dot`` as in the paper, ``dot``, ``general``,
+``additive`` or ``cosine`` as ablations. ``location`` (no keys to look at) and
+``none`` make no sense here and are refused.
+
+Greedy decoding is incremental: each decoder layer caches the *prepared* key
+features and values of the tokens decoded so far. Every score's ``prepare`` works
+position by position, so one cache serves every score.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from attention_research.attention import Memory, make_attention
+
+POSITIONS = ("sinusoidal", "learned")
+TRANSFORMER_SCORES = ("scaled_dot", "dot", "general", "additive", "cosine")
+
+
+def sinusoidal_positions(length: int, dim: int):
+    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(…) (Vaswani §3.5)."""
+    position = jnp.arange(length)[:, None]
+    rates = jnp.exp(-math.log(10000.0) * jnp.arange(0, dim, 2) / dim)
+    table = jnp.zeros((length, dim))
+    table = table.at[:, 0::2].set(jnp.sin(position * rates))
+    return table.at[:, 1::2].set(jnp.cos(position * rates[: dim // 2]))
+
+
+def check_transformer_attention(score: str, alignment: str):
+    if score not in TRANSFORMER_SCORES:
+        raise ValueError(f"score {score!r} cannot drive Transformer self- and cross-attention "
+                         f"(location has no keys to compare, none has no attention); valid "
+                         f"choices: {', '.join(TRANSFORMER_SCORES)}")
+    if alignment != "global":
+        raise ValueError(f"the Transformer attends globally; alignment {alignment!r} is for "
+                         f"the RNN decoder (valid choice here: global)")
+
+
+class FeedForward(nn.Module):
+    hidden: int
+    out: int
+    dropout: float
+
+    @nn.compact
+    def __call__(self, x, train: bool):
+        x = nn.relu(nn.Dense(self.hidden, name="in")(x))
+        x = nn.Dropout(self.dropout)(x, deterministic=not train)
+        return nn.Dense(self.out, name="out")(x)
+
+
+class _Block(nn.Module):
+    """Shared parts of encoder and decoder layers."""
+
+    d_model: int
+    num_heads: int
+    ff_dim: int
+    dropout: float
+    attention: dict  # make_attention keyword arguments (score, attention_dim, max_length)
+
+    def attention_module(self, name):
+        return make_attention(**self.attention, query_dim=self.d_model, key_dim=self.d_model,
+                              num_heads=self.num_heads, projections=True, name=name)
+
+    def residual(self, x, update, train):
+        return x + self.drop(update, deterministic=not train)
+
+
+class EncoderLayer(_Block):
+    def setup(self):
+        self.self_attention = self.attention_module("self_attention")
+        self.norm_attention = nn.LayerNorm(name="norm_attention")
+        self.norm_ff = nn.LayerNorm(name="norm_ff")
+        self.ff = FeedForward(self.ff_dim, self.d_model, self.dropout, name="ff")
+        self.drop = nn.Dropout(self.dropout)
+
+    def __call__(self, x, mask, train: bool):
+        h = self.norm_attention(x)
+        context, _ = self.self_attention(h, self.self_attention.prepare(h, mask))
+        x = self.residual(x, context, train)
+        return self.residual(x, self.ff(self.norm_ff(x), train), train)
+
+
+class DecoderLayer(_Block):
+    def setup(self):
+        self.self_attention = self.attention_module("self_attention")
+        self.cross_attention = self.attention_module("cross_attention")
+        self.norm_self = nn.LayerNorm(name="norm_self")
+        self.norm_cross = nn.LayerNorm(name="norm_cross")
+        self.norm_ff = nn.LayerNorm(name="norm_ff")
+        self.ff = FeedForward(self.ff_dim, self.d_model, self.dropout, name="ff")
+        self.drop = nn.Dropout(self.dropout)
+
+    def prepare_cross(self, encoded, mask) -> Memory:
+        return self.cross_attention.prepare(encoded, mask)
+
+    def _rest(self, x, cross: Memory, train):
+        context, weights = self.cross_attention(self.norm_cross(x), cross)
+        x = self.residual(x, context, train)
+        return self.residual(x, self.ff(self.norm_ff(x), train), train), weights
+
+    def __call__(self, x, target_mask, cross: Memory, train: bool):
+        """Teacher forcing: causal self-attention over the whole target at once."""
+        h = self.norm_self(x)
+        length = x.shape[1]
+        causal = jnp.tril(jnp.ones((length, length), bool))[None]
+        context, _ = self.self_attention(h, self.self_attention.prepare(h, target_mask),
+                                         mask=causal)
+        return self._rest(self.residual(x, context, train), cross, train)
+
+    def empty_cache(self, batch: int, max_length: int) -> Memory:
+        """A cache of prepared keys and values for ``max_length`` decoded tokens."""
+        zeros = jnp.zeros((batch, max_length, self.d_model))
+        return self.self_attention.prepare(zeros, jnp.zeros((batch, max_length), bool))
+
+    def step(self, x, cache: Memory, cross: Memory, step):
+        """One decoding step: x [B, 1, d] is the newest token; its key joins the cache."""
+        h = self.norm_self(x)
+        new = self.self_attention.prepare(h, jnp.ones(h.shape[:2], bool))
+        write = lambda buffer, item: jax.lax.dynamic_update_slice_in_dim(buffer, item, step, 1)
+        cache = Memory(write(cache.values, new.values),
+                       jax.tree_util.tree_map(write, cache.features, new.features),
+                       cache.mask.at[:, step].set(True), None)
+        context, _ = self.self_attention(h, cache)
+        x, weights = self._rest(self.residual(x, context, False), cross, False)
+        return x, cache, weights
+
+
+class Transformer(nn.Module):
+    """Encoder-decoder Transformer; same interface as the RNN Seq2Seq."""
+
+    source_vocab_size: int
+    target_vocab_size: int
+    d_model: int
+    num_heads: int
+    num_layers: int
+    ff_dim: int
+    max_length: int  # longest source; position tables cover it and its target
+    positions: str = "sinusoidal"
+    attention: Any = None  # dict of make_attention keyword arguments
+    dropout: float = 0.0
+
+    def setup(self):
+        check_transformer_attention(self.attention["score"], self.attention["alignment"])
+        if self.positions not in POSITIONS:
+            raise ValueError(f"unknown positions {self.positions!r}; "
+                             f"valid choices: {', '.join(POSITIONS)}")
+        attention = {k: v for k, v in self.attention.items() if k != "num_heads"}
+        block = dict(d_model=self.d_model, num_heads=self.num_heads, ff_dim=self.ff_dim,
+                     dropout=self.dropout, attention=attention)
+        self.source_embed = nn.Embed(self.source_vocab_size, self.d_model, name="source_embed")
+        self.target_embed = nn.Embed(self.target_vocab_size, self.d_model, name="target_embed")
+        table_length = self.max_length + 2  # a target is one longer (EOS), plus BOS
+        if self.positions == "learned":
+            self.position_embed = nn.Embed(table_length, self.d_model, name="position_embed")
+        self.encoder_layers = [EncoderLayer(**block, name=f"encoder_{i}")
+                               for i in range(self.num_layers)]
+        self.decoder_layers = [DecoderLayer(**block, name=f"decoder_{i}")
+                               for i in range(self.num_layers)]
+        self.encoder_norm = nn.LayerNorm(name="encoder_norm")
+        self.decoder_norm = nn.LayerNorm(name="decoder_norm")
+        self.readout = nn.Dense(self.target_vocab_size, name="readout")
+        self.drop = nn.Dropout(self.dropout)
+
+    def _embed(self, embed, tokens, offset=0):
+        """Scaled token embedding plus positions offset … offset + length."""
+        length = tokens.shape[1]
+        if self.positions == "learned":
+            position = self.position_embed(offset + jnp.arange(length))
+        else:
+            table = sinusoidal_positions(self.max_length + 2, self.d_model)
+            position = jax.lax.dynamic_slice_in_dim(table, offset, length)
+        return embed(tokens) * math.sqrt(self.d_model) + position[None]
+
+    def encode(self, source, train: bool = False):
+        mask = source > 0
+        x = self.drop(self._embed(self.source_embed, source), deterministic=not train)
+        for layer in self.encoder_layers:
+            x = layer(x, mask, train)
+        encoded = self.encoder_norm(x)
+        return tuple(layer.prepare_cross(encoded, mask) for layer in self.decoder_layers)
+
+    def __call__(self, source, target_inputs, train: bool = False):
+        """Teacher forcing: -> (logits [B, T, V], last layer's cross-attention [B, T, S])."""
+        cross = self.encode(source, train)
+        x = self.drop(self._embed(self.target_embed, target_inputs), deterministic=not train)
+        target_mask = target_inputs > 0
+        weights = None
+        for layer, memory in zip(self.decoder_layers, cross):
+            x, weights = layer(x, target_mask, memory, train)
+        return self.readout(self.decoder_norm(x)), weights
+
+    def start_decoding(self, source, max_length: int):
+        cross = self.encode(source)
+        caches = tuple(layer.empty_cache(source.shape[0], max_length)
+                       for layer in self.decoder_layers)
+        return cross, caches
+
+    def decode_step(self, carry, tokens, memory, step):
+        x = self._embed(self.target_embed, tokens[:, None], offset=step)
+        caches = []
+        weights = None
+        for layer, cache, cross in zip(self.decoder_layers, carry, memory):
+            x, cache, weights = layer.step(x, cache, cross, step)
+            caches.append(cache)
+        logits = self.readout(self.decoder_norm(x))[:, 0]
+        return tuple(caches), logits, None if weights is None else weights[:, 0]

@@ -1,0 +1,223 @@
+"""Local, hard and multi-head attention against NumPy references and exact expectations."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from attention_research import attention
+from attention_research.training import reinforce
+
+B, T, S, D = 2, 6, 12, 8
+LENGTHS = np.array([12, 9])
+WINDOW = 2
+
+
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    queries = rng.normal(size=(B, T, D)).astype(np.float32)
+    values = rng.normal(size=(B, S, D)).astype(np.float32)
+    mask = np.arange(S)[None, :] < LENGTHS[:, None]
+    return queries, values, mask
+
+
+def _forward(m, q, v, k, positions=None):
+    return m(q, m.prepare(v, k), positions)
+
+
+def _make(alignment, score="dot", **kwargs):
+    return attention.make_attention(score, query_dim=D, key_dim=D, attention_dim=5,
+                                    max_length=S, alignment=alignment, window=WINDOW, **kwargs)
+
+
+def _numpy_softmax(scores, allowed):
+    scores = np.where(allowed, scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    return np.where(allowed, weights / weights.sum(-1, keepdims=True), 0.0)
+
+
+def test_local_m_is_the_softmax_inside_a_clipped_window_around_t():
+    queries, values, mask = _inputs()
+    module = _make("local_m")
+    params = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    _, weights = module.apply(params, queries, values, mask, method=_forward)
+    weights = np.asarray(weights)
+    scores = np.einsum("btd,bsd->bts", queries, values)
+    s, t = np.arange(S)[None, None, :], np.arange(T)[None, :, None]
+    window = np.abs(s - t) <= WINDOW  # t = 0: [0, 2], clipped at the start
+    expected = _numpy_softmax(scores, window & mask[:, None, :])
+    np.testing.assert_allclose(weights, expected, rtol=1e-5, atol=1e-7)
+    assert np.all(weights[~np.broadcast_to(window, weights.shape)] == 0.0)
+    assert np.count_nonzero(weights[0, 0]) == WINDOW + 1
+    np.testing.assert_allclose(weights.sum(-1), 1.0, rtol=1e-6)
+
+
+def test_local_m_window_is_clipped_at_the_end_of_a_short_source():
+    queries, values, mask = _inputs()
+    module = _make("local_m")
+    params = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    positions = jnp.full((B, T), 9)  # window [7, 11]; source 1 ends at 8
+    _, weights = module.apply(params, queries, values, mask, positions, method=_forward)
+    assert np.flatnonzero(np.asarray(weights)[1, 0]).tolist() == [7, 8]
+    assert np.flatnonzero(np.asarray(weights)[0, 0]).tolist() == [7, 8, 9, 10, 11]
+
+
+def test_local_p_predicts_the_centre_and_applies_the_gaussian():
+    queries, values, mask = _inputs(seed=1)
+    module = _make("local_p")
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    _, weights = module.apply(variables, queries, values, mask, method=_forward)
+    weights = np.asarray(weights)
+    p = jax.tree_util.tree_map(np.asarray, variables["params"])
+    # Luong Eq. 9: p_t = S · sigmoid(v_pᵀ tanh(W_p h_t)), S the source length.
+    predicted = (np.tanh(queries @ p["W_p"]["kernel"]) @ p["v_p"]["kernel"])[..., 0]
+    centres = LENGTHS[:, None] * (1 / (1 + np.exp(-predicted)))
+    s = np.arange(S)[None, None, :]
+    window = np.abs(s - centres[..., None]) <= WINDOW
+    gaussian = np.exp(-(s - centres[..., None]) ** 2 / (2 * (WINDOW / 2) ** 2))  # Eq. 10
+    scores = np.einsum("btd,bsd->bts", queries, values)
+    expected = _numpy_softmax(scores, window & mask[:, None, :]) * gaussian
+    np.testing.assert_allclose(weights, expected, rtol=1e-5, atol=1e-7)
+    assert np.all(weights[~(window & mask[:, None, :])] == 0.0)
+    assert np.all(weights.sum(-1) <= 1.0 + 1e-6)  # not renormalised, as in the paper
+
+
+def test_local_p_centre_is_differentiable_through_the_gaussian():
+    queries, values, mask = _inputs()
+    module = _make("local_p")
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+
+    def total(params):
+        context, _ = module.apply({"params": params}, queries, values, mask, method=_forward)
+        return jnp.sum(context ** 2)
+
+    grads = jax.grad(total)(variables["params"])
+    assert np.any(np.asarray(grads["W_p"]["kernel"]) != 0)
+    assert np.any(np.asarray(grads["v_p"]["kernel"]) != 0)
+
+
+def test_hard_attention_takes_the_argmax_state_at_evaluation():
+    queries, values, mask = _inputs()
+    module = _make("hard")
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    context, weights = module.apply(variables, queries, values, mask, method=_forward)
+    chosen = np.argmax(np.asarray(weights), -1)
+    np.testing.assert_allclose(context, values[np.arange(B)[:, None], chosen], rtol=1e-6)
+
+
+def test_hard_attention_samples_a_valid_state_and_records_reinforce_terms():
+    queries, values, mask = _inputs()
+    module = _make("hard")
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    (context, weights), records = module.apply(
+        variables, queries, values, mask, method=_forward, rngs={"sample": jax.random.PRNGKey(3)},
+        mutable=["reinforce"])
+    context, weights = np.asarray(context), np.asarray(weights)
+    # Every context is exactly one real source state, the one whose log α is recorded.
+    matches = np.all(np.isclose(context[:, :, None, :], values[:, None, :, :]), axis=-1)
+    assert np.all(matches.sum(-1) == 1)
+    chosen = matches.argmax(-1)
+    assert np.all(chosen < LENGTHS[:, None])
+    log_prob = np.asarray(reinforce.recorded(records, "log_prob"))
+    np.testing.assert_allclose(log_prob, np.log(np.take_along_axis(weights, chosen[..., None], -1)[..., 0]),
+                               rtol=1e-5)
+    entropy = np.asarray(reinforce.recorded(records, "entropy"))
+    expected_entropy = -np.sum(np.where(weights > 0, weights * np.log(np.where(weights > 0, weights, 1)), 0), -1)
+    np.testing.assert_allclose(entropy, expected_entropy, rtol=1e-5)
+
+
+def test_hard_attention_soft_fraction_one_gives_the_expected_context():
+    queries, values, mask = _inputs()
+    module = _make("hard", soft_fraction=1.0)
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    (context, weights), _ = module.apply(variables, queries, values, mask, method=_forward,
+                                         rngs={"sample": jax.random.PRNGKey(3)},
+                                         mutable=["reinforce"])
+    np.testing.assert_allclose(context, np.einsum("bts,bsd->btd", weights, values), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_reinforce_estimator_matches_the_exact_gradient_of_the_expected_reward():
+    """E_s~α[(r(s) − b) ∇ log α(s)] = ∇ Σ_s α(s) r(s): the estimator through our sampling
+    and surrogate, averaged over many samples, against the exact gradient."""
+    rng = np.random.default_rng(0)
+    q = rng.normal(size=(1, 1, 3)).astype(np.float32)
+    v = rng.normal(size=(1, 4, 3)).astype(np.float32)
+    mask = np.ones((1, 4), bool)
+    rewards_by_position = jnp.array([1.0, -2.0, 0.5, 3.0])
+    module = attention.make_attention("general", query_dim=3, key_dim=3, attention_dim=3,
+                                      max_length=4, alignment="hard")
+    params = module.init(jax.random.PRNGKey(0), q, v, mask, method=_forward)["params"]
+    baseline = 0.7  # any constant baseline leaves the estimator unbiased
+
+    def surrogate(p, key):
+        (context, _), records = module.apply({"params": p}, q, v, mask, method=_forward,
+                                             rngs={"sample": key}, mutable=["reinforce"])
+        chosen = jnp.argmax(jnp.all(jnp.isclose(context[:, :, None], v[:, None]), -1), -1)
+        reward = rewards_by_position[chosen]
+        return reinforce.surrogate_loss(reinforce.recorded(records, "log_prob"),
+                                        reinforce.recorded(records, "entropy"), reward,
+                                        baseline, jnp.ones((1, 1)), 1.0, 0.0)
+
+    keys = jax.random.split(jax.random.PRNGKey(1), 40_000)
+    grads = jax.vmap(jax.grad(surrogate), in_axes=(None, 0))(params, keys)
+    estimate = -np.asarray(grads["score_fn"]["W_a"]["kernel"])  # surrogate = −objective
+    spread = estimate.std(axis=0) / np.sqrt(len(keys))
+
+    def expected_reward(p):
+        _, weights = module.apply({"params": p}, q, v, mask, method=_forward)
+        return jnp.sum(weights[0, 0] * rewards_by_position)
+
+    exact = np.asarray(jax.grad(expected_reward)(params)["score_fn"]["W_a"]["kernel"])
+    assert np.all(np.abs(estimate.mean(axis=0) - exact) <= 4 * spread + 1e-4)
+    assert np.abs(exact).max() > 10 * spread.max()  # the check has teeth
+
+
+def test_moving_average_baseline():
+    b = reinforce.update_baseline(jnp.float32(1.0), jnp.array([[2.0, 9.0]]),
+                                  jnp.array([[1.0, 0.0]]), 0.9)
+    assert float(b) == pytest.approx(0.9 * 1.0 + 0.1 * 2.0)
+
+
+@pytest.mark.parametrize("score", ["dot", "additive", "general", "cosine"])
+def test_one_head_with_identity_projections_is_single_head_attention(score):
+    queries, values, mask = _inputs()
+    single = attention.make_attention(score, query_dim=D, key_dim=D, attention_dim=5,
+                                      max_length=S)
+    multi = attention.make_attention(score, query_dim=D, key_dim=D, attention_dim=5,
+                                     max_length=S, projections=True)
+    single_vars = single.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    multi_vars = multi.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    params = dict(multi_vars["params"])
+    for name in ("query", "key", "value", "out"):
+        params[name] = {"kernel": jnp.eye(D)}
+    if "score_fn" in single_vars.get("params", {}):
+        params["attention"] = single_vars["params"]
+    context, weights = multi.apply({"params": params}, queries, values, mask, method=_forward)
+    expected_context, expected_weights = single.apply(single_vars, queries, values, mask,
+                                                      method=_forward)
+    np.testing.assert_array_equal(np.asarray(weights), np.asarray(expected_weights))
+    np.testing.assert_allclose(context, expected_context, rtol=1e-6, atol=1e-6)
+
+
+def test_multi_head_shapes_and_head_averaged_weights():
+    queries, values, mask = _inputs()
+    module = attention.make_attention("scaled_dot", query_dim=D, key_dim=D, attention_dim=5,
+                                      max_length=S, num_heads=4)
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    (context, weights), state = module.apply(variables, queries, values, mask, method=_forward,
+                                             mutable=["intermediates"])
+    assert context.shape == (B, T, D) and weights.shape == (B, T, S)
+    per_head = state["intermediates"]["attention"]["attention_weights"][0]
+    assert per_head.shape == (B * 4, T, S)
+    np.testing.assert_allclose(weights, per_head.reshape(B, 4, T, S).mean(1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(weights).sum(-1), 1.0, rtol=1e-5)
+
+
+def test_unsupported_combinations_are_refused():
+    with pytest.raises(ValueError, match="valid choices: global, local_m, local_p, hard"):
+        _make("sliding")
+    with pytest.raises(ValueError, match="not supported with several heads"):
+        _make("hard", num_heads=2)
+    with pytest.raises(ValueError, match="must divide"):
+        _make("global", num_heads=3)

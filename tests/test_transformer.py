@@ -1,0 +1,124 @@
+"""The Transformer: causal masking, padding, the fused path, incremental decoding, refusals."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from attention_research import models, tasks
+from attention_research.config_checks import ConfigError, validate
+from attention_research.decoding import greedy_decode
+from attention_research.models.transformer import sinusoidal_positions
+from configs import transformer
+
+SCORES = ["scaled_dot", "dot", "general", "additive", "cosine"]
+VOCAB = tasks.vocab_size(6)
+
+
+def _model(score="scaled_dot", **overrides):
+    config = transformer.get_config(f"score={score}")
+    config.model.hidden_size = 16
+    config.model.ff_dim = 32
+    config.model.attention.dim = 8
+    config.task.eval_max_length = 10
+    config.model.update(overrides)
+    return models.make_model(config, VOCAB, VOCAB)
+
+
+def _setup(score="scaled_dot", seed=0, **overrides):
+    model = _model(score, **overrides)
+    batch = tasks.sample_batch(jax.random.PRNGKey(seed), "reverse", 4, 6, 1, 6)
+    params = model.init(jax.random.PRNGKey(1), batch.source, batch.target_inputs)["params"]
+    return model, params, batch
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_changing_a_future_target_token_changes_no_earlier_output(score):
+    model, params, batch = _setup(score)
+    logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+    changed = batch.target_inputs.at[:, 4].set(5)
+    changed_logits, _ = model.apply({"params": params}, batch.source, changed)
+    np.testing.assert_allclose(changed_logits[:, :4], logits[:, :4], atol=1e-6)
+    assert not np.allclose(changed_logits[:, 4:], logits[:, 4:])
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_source_padding_changes_nothing(score):
+    model, params, batch = _setup(score)
+    logits, weights = model.apply({"params": params}, batch.source, batch.target_inputs)
+    padded = jnp.pad(batch.source, ((0, 0), (0, 3)))
+    padded_logits, padded_weights = model.apply({"params": params}, padded, batch.target_inputs)
+    np.testing.assert_allclose(padded_logits, logits, atol=1e-5)
+    assert np.all(np.asarray(padded_weights)[..., 6:] == 0)
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_incremental_decoding_equals_teacher_forcing_on_its_own_output(score):
+    model, params, batch = _setup(score, seed=3)
+    tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 7))(params, batch.source)
+    inputs = jnp.concatenate([jnp.full((4, 1), tasks.BOS), tokens[:, :-1]], axis=1)
+    logits, forced_weights = model.apply({"params": params}, batch.source, inputs)
+    forced = np.asarray(jnp.argmax(logits.at[..., :tasks.EOS].set(-jnp.inf), -1))
+    tokens = np.asarray(tokens)
+    assert not np.any(tokens[:, 0] == tasks.PAD)  # decoding never emits PAD or BOS
+    for row in range(4):
+        stop = list(tokens[row]).index(tasks.EOS) + 1 if tasks.EOS in tokens[row] else 7
+        np.testing.assert_array_equal(tokens[row, :stop], forced[row, :stop])
+        np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
+
+
+def test_fused_dot_product_attention_agrees_with_the_plain_path():
+    model, params, batch = _setup("scaled_dot")
+    fused = _model("scaled_dot", fused_attention=True)
+    logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+    fused_logits, fused_weights = fused.apply({"params": params}, batch.source,
+                                              batch.target_inputs)
+    assert fused_weights is None  # the fused kernel records no weights
+    np.testing.assert_allclose(fused_logits, logits, rtol=1e-5, atol=1e-5)
+    plain_tokens, _ = greedy_decode(model, params, batch.source, 7)
+    fused_tokens, _ = greedy_decode(fused, params, batch.source, 7)
+    np.testing.assert_array_equal(fused_tokens, plain_tokens)
+
+
+def test_sinusoidal_positions_follow_vaswani_section_3_5():
+    table = np.asarray(sinusoidal_positions(7, 6))
+    pos, i = np.arange(7)[:, None], np.arange(3)[None, :]
+    np.testing.assert_allclose(table[:, 0::2], np.sin(pos / 10000 ** (2 * i / 6)), atol=1e-6)
+    np.testing.assert_allclose(table[:, 1::2], np.cos(pos / 10000 ** (2 * i / 6)), atol=1e-6)
+
+
+def test_learned_positions_are_parameters():
+    _, params, _ = _setup(positions="learned")
+    assert params["position_embed"]["embedding"].shape == (12, 16)
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("model.attention.score", "location", "cannot drive Transformer"),
+    ("model.attention.score", "none", "cannot drive Transformer"),
+    ("model.attention.alignment", "local_p", "attends globally"),
+    ("model.positions", "rotary", "valid choices: sinusoidal, learned"),
+    ("model.attention.num_heads", 3, "must divide model.hidden_size"),
+])
+def test_transformer_refuses_what_makes_no_sense(field, value, words):
+    config = transformer.get_config()
+    section, name = field.rsplit(".", 1)
+    node = config
+    for part in section.split("."):
+        node = node[part]
+    node[name] = value
+    with pytest.raises(ConfigError, match=words):
+        validate(config)
+
+
+def test_fused_attention_needs_scaled_dot():
+    config = transformer.get_config("score=additive")
+    config.model.fused_attention = True
+    with pytest.raises(ConfigError, match="scaled_dot attention only"):
+        validate(config)
+
+
+def test_transformer_config_argument_picks_the_score():
+    assert transformer.get_config("score=additive").model.attention.score == "additive"
+    assert transformer.get_config("task=copy").task.name == "copy"
+    with pytest.raises(ValueError, match="score must be one of"):
+        transformer.get_config("score=location")
