@@ -1,17 +1,24 @@
-"""Run one experiment config.
+"""Run one experiment config, or a whole sweep.
 
     python launch.py --config=configs/additive.py
     python launch.py --config=configs/additive.py:task=copy --config.train.num_steps=500
     python launch.py --config=configs/dot.py --workdir=/tmp/dot
+    python launch.py --config=experiments/compare_attention.py
 
-Without --workdir the run goes to runs/<config>[_<argument>]; running the same
-command again resumes it from its last checkpoint.
+A config file that also defines get_sweep() is a sweep: every member is trained
+(members that differ only in seed or optimiser hyperparameters together, in one
+compiled program) and the run ends with summary.md / summary.csv. Overrides on
+the command line apply to the base config under every member. Without --workdir
+the run goes to runs/<config>[_<argument>]; running the same command again
+resumes it from its last checkpoint.
 """
 
 import time
 
 START_TIME = time.time()  # before the heavy imports: start-up counts in the run's time
 
+import importlib.util  # noqa: E402
+import inspect  # noqa: E402
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -21,6 +28,13 @@ from ml_collections import config_flags  # noqa: E402
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Experiment config file[:argument].",
                                           lock_config=True)
 _WORKDIR = flags.DEFINE_string("workdir", None, "Work directory; default runs/<config>.")
+_DISTRIBUTED = flags.DEFINE_bool(
+    "distributed", False, "Run as one of several processes (jax.distributed.initialize): "
+    "Slurm, Cloud TPU and Kubernetes are detected; elsewhere give the three flags below or "
+    "JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES and JAX_PROCESS_ID.")
+_COORDINATOR = flags.DEFINE_string("coordinator_address", None, "host:port of process 0.")
+_NUM_PROCESSES = flags.DEFINE_integer("num_processes", None, "How many processes in all.")
+_PROCESS_ID = flags.DEFINE_integer("process_id", None, "This process's index, from 0.")
 flags.mark_flag_as_required("config")
 
 
@@ -33,13 +47,31 @@ def default_workdir(config_spec: str) -> str:
     return str(Path("runs") / name)
 
 
+def load_sweep(config_spec: str):
+    """get_sweep() of the config file (given the config argument if it takes one), or
+    None for a single run."""
+    path, _, argument = config_spec.partition(":")
+    spec = importlib.util.spec_from_file_location("_launched_config", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not hasattr(module, "get_sweep"):
+        return None
+    takes_argument = bool(inspect.signature(module.get_sweep).parameters)
+    return module.get_sweep(argument or None) if takes_argument else module.get_sweep()
+
+
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     logging.set_verbosity(logging.WARNING)  # orbax logs every save at INFO
+    if _DISTRIBUTED.value:
+        from attention_research.training.mesh import initialize_distributed
+        initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
+    import jax
     from attention_research.checkpoints import CheckpointError
     from attention_research.config_checks import ConfigError, validate
     from attention_research.training.loop import train
+    from attention_research.training.sweep import run_sweep
     from attention_research.workdir import ConfigMismatchError
 
     config = _CONFIG.value
@@ -48,12 +80,18 @@ def main(argv):
     except ConfigError as error:
         raise SystemExit(f"error: {error}")
     # config_filename keeps the ':argument' part, which names the default workdir.
-    workdir = _WORKDIR.value or default_workdir(
-        config_flags.get_config_filename(flags.FLAGS["config"]))
+    spec = config_flags.get_config_filename(flags.FLAGS["config"])
+    workdir = _WORKDIR.value or default_workdir(spec)
     print(f"work directory: {workdir}")
     try:
+        sweep = load_sweep(spec)
+        if sweep is not None:
+            run_sweep(config, sweep, workdir, start_time=START_TIME)
+            if jax.process_index() == 0:
+                print((Path(workdir) / "summary.md").read_text())
+            return
         summary = train(config, workdir, start_time=START_TIME)
-    except (ConfigMismatchError, CheckpointError) as error:
+    except (ConfigError, ConfigMismatchError, CheckpointError) as error:
         raise SystemExit(f"error: {error}")
     for member in summary["members"]:
         final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"

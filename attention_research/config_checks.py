@@ -88,6 +88,12 @@ def validate(config):
              f"task.eval_max_length) or cover the longest held-out source, "
              f"task.eval_max_length ({task.eval_max_length})")
 
+    _require(config.mesh.member >= 0 and config.mesh.data >= 1,
+             f"mesh.member must be >= 0 and mesh.data >= 1, got {config.mesh.member} and "
+             f"{config.mesh.data}")
+    _require(train.batch_size % config.mesh.data == 0,
+             f"train.batch_size ({train.batch_size}) must be a multiple of mesh.data "
+             f"({config.mesh.data}), the devices each batch is split over")
     _choice(train.optimizer, OPTIMIZERS, "train.optimizer")
     _choice(train.schedule, SCHEDULES, "train.schedule")
     for field in ("batch_size", "num_steps", "steps_per_call", "log_every", "eval_every",

@@ -3,7 +3,8 @@
 Buckets: lengths seen in training (1 … train_max_length) and longer ones
 (train_max_length + 1 … eval_max_length), the length-generalisation split.
 Sequence accuracy is greedy exact match including EOS; alignment accuracy is the
-share of target steps whose attention argmax is the correct source position.
+share of target steps whose attention argmax is the correct source position;
+attention entropy is the mean entropy (nats) of a target step's weights.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def bucket_metrics(stats: dict, lengths: np.ndarray, buckets) -> dict:
         if "align_hits" in stats:
             metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
                                                        stats["align_steps"][rows].sum())
+            metrics[f"eval/attn_entropy/{name}"] = _ratio(stats["entropy"][rows].sum(), count)
     return metrics
 
 

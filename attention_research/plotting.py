@@ -81,15 +81,59 @@ def learning_curves(path, records, title: str):
 
 def accuracy_by_length(path, accuracies, train_max_length: int, title: str):
     """Greedy sequence accuracy per source length; ``accuracies``: {label: {length: acc}}."""
+    accuracy_by_length_spread(path, {label: [acc] for label, acc in accuracies.items()},
+                              train_max_length, title)
+
+
+def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: str):
+    """Mean accuracy per length with its min-max band; ``accuracies``: {label: [{length: acc}
+    per seed]}."""
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, by_length in accuracies.items():
-        lengths = sorted(by_length)
-        ax.plot(lengths, [by_length[n] for n in lengths], marker=".", label=label)
+    for label, runs in accuracies.items():
+        lengths = sorted(runs[0])
+        values = np.array([[run[n] for n in lengths] for run in runs])
+        line, = ax.plot(lengths, values.mean(0), marker=".", label=label)
+        if len(runs) > 1:
+            ax.fill_between(lengths, values.min(0), values.max(0), alpha=0.2,
+                            color=line.get_color())
     ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
     ax.set(xlabel="source length", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
            title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _curve(records, key):
+    points = [(r["step"], r[key]) for r in records if r.get(key) is not None]
+    return dict(points)
+
+
+def learning_curves_spread(path, curves, seen_bucket: str, title: str):
+    """Held-out accuracy on seen lengths and training loss against the step, per setting:
+    the mean over seeds with a min-max band. ``curves``: {label: [records per seed]}."""
+    fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(11, 4))
+    for label, runs in curves.items():
+        for ax, key in ((acc_ax, f"eval/seq_acc/{seen_bucket}"), (loss_ax, "train/loss")):
+            per_seed = [_curve(records, key) for records in runs]
+            steps = sorted(set.intersection(*(set(c) for c in per_seed)))
+            if not steps:
+                continue
+            values = np.array([[c[s] for s in steps] for c in per_seed])
+            line, = ax.plot(steps, values.mean(0), label=label,
+                            marker="o" if ax is acc_ax else None)
+            if len(runs) > 1:
+                ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2,
+                                color=line.get_color())
+    acc_ax.set(xlabel="step", ylabel=f"greedy sequence accuracy ({seen_bucket})",
+               ylim=(-0.02, 1.02), title="held-out accuracy")
+    loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
+    for ax in (acc_ax, loss_ax):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -74,6 +74,10 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     hard.entropy_weight = 1e-3  # lambda_e: weight of the entropy bonus
     hard.baseline_decay = 0.9  # moving-average baseline b <- decay * b + (1 - decay) * reward
 
+    config.mesh = mesh = ml_collections.ConfigDict()  # devices: axes ('member', 'data')
+    mesh.member = 0  # devices a cohort's members are spread over; 0: all that data leaves
+    mesh.data = 1  # devices each member's batch is split over
+
     config.train = train = ml_collections.ConfigDict()
     train.batch_size = 32  # examples per step per member (small batches learn fastest per CPU second)
     train.num_steps = 1500  # total optimiser steps
@@ -86,6 +90,7 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
     train.log_every = 50  # steps between training-metric logs
     train.eval_every = 250  # steps between held-out evaluations
+    train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
     train.num_heatmaps = 4  # held-out examples drawn as attention heat maps
     return config

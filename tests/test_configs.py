@@ -82,3 +82,25 @@ def test_default_workdir_names_the_config_and_its_argument():
     import launch
     assert launch.default_workdir("configs/additive.py") == "runs/additive"
     assert launch.default_workdir("configs/dot.py:task=copy,cell=gru") == "runs/dot_task-copy-cell-gru"
+
+
+TINY_FLAGS = ["--config.task.num_symbols=6", "--config.task.train_max_length=4",
+              "--config.task.eval_max_length=6", "--config.task.eval_examples_per_length=2",
+              "--config.model.embed_dim=8", "--config.model.hidden_size=8",
+              "--config.model.attention.dim=8", "--config.train.batch_size=8",
+              "--config.train.num_steps=10", "--config.train.warmup_steps=2",
+              "--config.train.steps_per_call=5", "--config.train.log_every=5",
+              "--config.train.eval_every=10", "--config.train.checkpoint_every=10"]
+
+
+def test_launch_runs_a_sweep_file_and_prints_the_comparison(tmp_path):
+    result = _launch("--config=experiments/benchmark_sweep.py:members=3", *TINY_FLAGS,
+                     f"--workdir={tmp_path}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "sweep: 3 members in 1 cohort(s)" in result.stdout
+    assert "| base | 3 |" in result.stdout  # three seeds of one setting, one row
+    assert sorted(p.name for p in (tmp_path / "members").iterdir()) == [
+        "seed-0", "seed-1", "seed-2"]
+    assert (tmp_path / "summary.csv").exists()
+    bad = _launch("--config=experiments/benchmark_sweep.py:members=many", f"--workdir={tmp_path}/x")
+    assert bad.returncode != 0 and "expected members=N" in bad.stderr

@@ -181,6 +181,7 @@ def test_hard_attention_scores_learn_only_through_reinforce(weights, learns):
     score parameters get no gradient at all; with them they move."""
     import jax
     from attention_research import models, tasks
+    from attention_research.training.mesh import Placement, make_mesh
     from attention_research.training.state import create_train_state, make_optimizer
     from attention_research.training.steps import make_train_call
     from tests.conftest import tiny_config
@@ -192,7 +193,8 @@ def test_hard_attention_scores_learn_only_through_reinforce(weights, learns):
     tx = make_optimizer(config.train)
     example = tasks.sample_batch(jax.random.PRNGKey(0), "copy", 1, 6, 1, 4)
     state = create_train_state(model, tx, example, [0])
-    new_state, _ = make_train_call(model, tx, config)(state)
+    placement = Placement(make_mesh(config.mesh), 1)
+    new_state, _ = make_train_call(model, tx, config, placement)(state)
     before = state.params["decoder"]["attention"]["score_fn"]
     after = new_state.params["decoder"]["attention"]["score_fn"]
     moved = any(np.any(np.asarray(a) != np.asarray(b)) for a, b in

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attention_research.attention.attention import (
     ALIGNMENTS, LOCAL_ALIGNMENTS, Attention, Memory, MultiHeadAttention, NoAttention,
-    gaussian_weighting, masked_softmax, window_mask)
+    entropy, gaussian_weighting, masked_softmax, window_mask)
 from attention_research.attention.scores import (
     AdditiveScore, CosineScore, DotScore, GeneralScore, LocationScore, ScaledDotScore)
 
@@ -84,6 +84,6 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
 
 __all__ = [
     "ALIASES", "ALIGNMENTS", "Attention", "LOCAL_ALIGNMENTS", "Memory", "MultiHeadAttention",
-    "NO_ATTENTION", "NoAttention", "SCORES", "canonical_score", "gaussian_weighting",
+    "NO_ATTENTION", "NoAttention", "SCORES", "canonical_score", "entropy", "gaussian_weighting",
     "make_attention", "masked_softmax", "score_names", "window_mask",
 ]

@@ -54,6 +54,12 @@ def masked_softmax(scores, mask):
     return jnp.where(mask, weights, 0.0)
 
 
+def entropy(weights):
+    """−Σ_s a(s) log a(s) over the last axis, in nats; zero weights contribute nothing."""
+    safe = jnp.where(weights > 0, weights, 1.0)
+    return -jnp.sum(jnp.where(weights > 0, weights * jnp.log(safe), 0.0), axis=-1)
+
+
 def window_mask(centres, num_positions: int, half_width: float):
     """[..., T] centres -> [..., T, S] True where |s - p_t| <= D: Luong's window."""
     positions = jnp.arange(num_positions)
@@ -128,7 +134,7 @@ class Attention(nn.Module):
         chosen = jax.nn.one_hot(sampled, weights.shape[-1], dtype=values.dtype)
         # REINFORCE needs log α(s̃) and H(α); the rewards come from the loss later.
         self.sow("reinforce", "log_prob", jnp.sum(chosen * log_weights, -1))
-        self.sow("reinforce", "entropy", -jnp.sum(weights * log_weights, -1))
+        self.sow("reinforce", "entropy", entropy(weights))
         # The sample itself is not differentiable: gradients reach the scores only
         # through REINFORCE (and through the expected context on soft steps).
         hard = jnp.einsum("bts,bsd->btd", jax.lax.stop_gradient(chosen), values)

@@ -13,6 +13,7 @@ from typing import Any
 import flax.struct
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
@@ -85,7 +86,41 @@ def init_member(model, tx, example_batch, seed) -> TrainState:
                       reward_baseline=jnp.zeros((), jnp.float32))
 
 
-def create_train_state(model, tx, example_batch, seeds) -> TrainState:
-    """Stacked initial states, one per seed: every leaf gets a leading member axis."""
-    seeds = jnp.asarray(seeds, jnp.int32)
-    return jax.jit(jax.vmap(lambda s: init_member(model, tx, example_batch, s)))(seeds)
+def member_hyperparams(configs) -> dict:
+    """The optimiser hyperparameters each member holds: {name: [one value per member]}."""
+    values = {"learning_rate": [c.train.learning_rate for c in configs]}
+    if configs[0].train.optimizer == "adamw":
+        values["weight_decay"] = [c.train.weight_decay for c in configs]
+    return values
+
+
+def _set_hyperparams(opt_state, values: dict):
+    """Replace one member's injected hyperparameters wherever they sit in the chain."""
+    def visit(node):
+        if hasattr(node, "hyperparams") and hasattr(node, "_replace"):
+            merged = dict(node.hyperparams)
+            merged.update({k: jnp.asarray(v, merged[k].dtype) for k, v in values.items()
+                           if k in merged})
+            return node._replace(hyperparams=merged)
+        if isinstance(node, tuple) and not hasattr(node, "_fields"):
+            return tuple(visit(child) for child in node)
+        return node
+    return visit(opt_state)
+
+
+def create_train_state(model, tx, example_batch, seeds, hyperparams=None,
+                       sharding=None) -> TrainState:
+    """Stacked initial states, one per seed: every leaf gets a leading member axis.
+
+    ``hyperparams`` ({name: [value per member]}, see ``member_hyperparams``)
+    replaces the values the optimiser was built with, member by member;
+    ``sharding`` places the stacked state (default: the default device).
+    """
+    seeds = np.asarray(seeds, np.int32)
+    hyperparams = {k: np.asarray(v, np.float32) for k, v in (hyperparams or {}).items()}
+
+    def init(seed, member_hyperparams):
+        state = init_member(model, tx, example_batch, seed)
+        return state.replace(opt_state=_set_hyperparams(state.opt_state, member_hyperparams))
+
+    return jax.jit(jax.vmap(init), out_shardings=sharding)(seeds, hyperparams)

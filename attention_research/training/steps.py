@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import optax
 
 from attention_research import tasks
+from attention_research.attention import entropy
 from attention_research.decoding import greedy_decode
 from attention_research.training import reinforce
 from attention_research.training.state import (
@@ -25,8 +26,12 @@ def token_statistics(logits, targets):
     return (jnp.sum(nll * mask, axis=1), jnp.sum(correct, axis=1), jnp.sum(mask, axis=1))
 
 
-def make_train_call(model, tx, config):
-    """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState."""
+def make_train_call(model, tx, config, placement):
+    """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState.
+
+    The member axis is sharded as ``placement`` says (a ``mesh.Placement``); each
+    member's batch is split over the mesh's 'data' devices.
+    """
     task, train = config.task, config.train
     hard = config.model.attention.hard if config.model.attention.alignment == "hard" else None
 
@@ -54,6 +59,7 @@ def make_train_call(model, tx, config):
         batch = tasks.sample_batch(member_key(state.seed, BATCH_STREAM, state.step), task.name,
                                    train.batch_size, task.num_symbols, task.train_min_length,
                                    task.train_max_length)
+        batch = placement.split_batch(batch)
         rngs = {"dropout": member_key(state.seed, DROPOUT_STREAM, state.step),
                 "sample": member_key(state.seed, SAMPLE_STREAM, state.step)}
         (_, (nll, correct, tokens, baseline)), grads = jax.value_and_grad(
@@ -68,10 +74,12 @@ def make_train_call(model, tx, config):
         # Sums over the call; loss is a sum of per-step means (divide by steps).
         return state, jax.tree_util.tree_map(jnp.sum, metrics)
 
-    return jax.jit(jax.vmap(train_call))
+    return jax.jit(jax.vmap(train_call, spmd_axis_name=placement.member_axis),
+                   in_shardings=(placement.members,),
+                   out_shardings=(placement.members, placement.replicated))
 
 
-def make_evaluate(model, task_name: str, heatmap_indices):
+def make_evaluate(model, task_name: str, heatmap_indices, placement):
     """jit(vmap(eval)) over members, on one fixed held-out batch shared by all.
 
     Returns per-example statistics [M, N] (teacher-forced nll/correct/count and
@@ -90,6 +98,9 @@ def make_evaluate(model, task_name: str, heatmap_indices):
             hits = (jnp.argmax(weights, -1) == position) & (position >= 0)
             stats["align_hits"] = jnp.sum(hits, axis=1)
             stats["align_steps"] = jnp.sum(position >= 0, axis=1)
+            # How spread attention is: entropy of each real target step's weights
+            # (multi-head: of the head-averaged weights).
+            stats["entropy"] = jnp.sum(entropy(weights) * (batch.targets != tasks.PAD), axis=1)
         tokens, greedy_weights = greedy_decode(model, params, batch.source,
                                                batch.targets.shape[1])
         real = batch.targets != tasks.PAD
@@ -98,4 +109,7 @@ def make_evaluate(model, task_name: str, heatmap_indices):
                     "weights": greedy_weights[heatmap_indices]}
         return stats, examples
 
-    return jax.jit(jax.vmap(evaluate_member, in_axes=(0, None)))
+    return jax.jit(jax.vmap(evaluate_member, in_axes=(0, None),
+                            spmd_axis_name=placement.member_axis),
+                   in_shardings=(placement.members, placement.replicated),
+                   out_shardings=placement.replicated)

@@ -1,0 +1,116 @@
+"""The comparison a sweep ends with: summary.md, summary.csv and plots.
+
+Members that differ only in their seed are one *setting*; the report shows each
+setting's mean and spread (min–max) over its seeds, so the question "which
+formulation wins where" is answered at a glance.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from attention_research import plotting
+
+
+def _setting(member) -> str:
+    """The member's name without its seed: members that differ only by seed share it."""
+    parts = [p for p in member.name.split("_") if not p.startswith("seed-")]
+    return "_".join(parts) or "base"
+
+
+def _buckets(summary) -> list[str]:
+    names = [k.removeprefix("eval/seq_acc/") for k in summary["members"][0]["final"]
+             if k.startswith("eval/seq_acc/")]
+    return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
+
+
+def member_rows(members, summaries, records) -> list[dict]:
+    """One flat row per member: what summary.csv holds. ``records``: each member's
+    metrics.jsonl lines; an evaluation at step 0 adds the untrained attention entropy."""
+    rows = []
+    for member, summary, mine in zip(members, summaries, records):
+        entry = summary["members"][0]
+        row = {"member": member.name, "setting": _setting(member), "seed": entry["seed"],
+               "learning_rate": entry.get("learning_rate"), "task": summary["task"],
+               "steps": summary["steps"],
+               "step_to_0.99": entry["first_step_seq_acc_0.99"],
+               "time_to_0.99_s": entry["time_to_seq_acc_0.99_s"]}
+        row.update({k.removeprefix("eval/"): v for k, v in entry["final"].items()})
+        start = [r for r in mine if r["step"] == 0]
+        row.update({f"{k.removeprefix('eval/')}@step0": v for r in start for k, v in r.items()
+                    if k.startswith("eval/attn_entropy/")})
+        rows.append(row)
+    return rows
+
+
+def _mean_spread(values):
+    values = [v for v in values if v is not None and np.isfinite(v)]
+    if not values:
+        return "—"
+    if len(values) == 1:
+        return f"{values[0]:.3f}"
+    return f"{np.mean(values):.3f} ({min(values):.3f}–{max(values):.3f})"
+
+
+def markdown(rows, buckets, elapsed_s: float) -> str:
+    settings = list(dict.fromkeys(r["setting"] for r in rows))
+    at_start = f"attn_entropy/{buckets[0]}@step0"
+    with_start = any(at_start in r for r in rows)
+    header = (["setting", "seeds"] + [f"seq acc {b[3:]}" for b in buckets]
+              + [f"align acc {buckets[0][3:]}", "steps to 0.99 (reached/seeds)"]
+              + (["attention entropy at step 0 (nats)"] if with_start else []))
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for setting in settings:
+        mine = [r for r in rows if r["setting"] == setting]
+        reached = [r["step_to_0.99"] for r in mine if r["step_to_0.99"] is not None]
+        steps = (f"{np.mean(reached):.0f} ({len(reached)}/{len(mine)})" if reached
+                 else f"— (0/{len(mine)})")
+        cells = [setting, str(len(mine))]
+        cells += [_mean_spread([r.get(f"seq_acc/{b}") for r in mine]) for b in buckets]
+        cells += [_mean_spread([r.get(f"align_acc/{buckets[0]}") for r in mine]), steps]
+        if with_start:
+            cells.append(_mean_spread([r.get(at_start) for r in mine]))
+        lines.append("| " + " | ".join(cells) + " |")
+    best = max(settings, key=lambda s: np.mean([r[f"seq_acc/{buckets[-1]}"] for r in rows
+                                                if r["setting"] == s]))
+    return ("Mean over seeds, (min–max) in brackets. Sequence accuracy: greedy exact match; "
+            f"alignment accuracy: attention argmax on the right source position.\n\n"
+            + "\n".join(lines)
+            + f"\n\nBest on {buckets[-1]}: **{best}**. {len(rows)} members, "
+              f"{elapsed_s:.0f} s of wall time.\n")
+
+
+def write_sweep_report(workdir, members, summaries, elapsed_s: float):
+    workdir = Path(workdir)
+    records = [[json.loads(line) for line in
+                (member.workdir / "metrics.jsonl").read_text().splitlines()]
+               for member in members]
+    rows = member_rows(members, summaries, records)
+    buckets = _buckets(summaries[0])
+    (workdir / "summary.md").write_text(f"# {workdir.name}\n\n" + markdown(rows, buckets,
+                                                                          elapsed_s))
+    buffer = io.StringIO()
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    (workdir / "summary.csv").write_text(buffer.getvalue())
+    plots = workdir / "plots"
+    plots.mkdir(exist_ok=True)
+    by_setting = {}
+    for member, summary in zip(members, summaries):
+        by_setting.setdefault(_setting(member), []).append(
+            {int(n): a for n, a in summary["members"][0]["seq_acc_by_length"].items()})
+    plotting.accuracy_by_length_spread(
+        plots / "seq_acc_by_length.png", by_setting,
+        members[0].config.task.train_max_length, f"{workdir.name}: accuracy by length")
+    curves = {}
+    for member, mine in zip(members, records):
+        curves.setdefault(_setting(member), []).append(mine)
+    plotting.learning_curves_spread(plots / "learning_curves.png", curves, buckets[0],
+                                    f"{workdir.name}: learning curves")

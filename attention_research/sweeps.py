@@ -1,0 +1,129 @@
+"""Sweeps: the members of an experiment and the cohorts that train them together.
+
+An experiment file (``experiments/NAME.py``) defines ``get_config()`` and
+``get_sweep()``, a list of override dicts such as ``{'config.seed': 1,
+'config.model.attention.score': 'dot'}``; ``axis``, ``product`` and ``zip_axes``
+build such lists. Each dict makes one *member*. Members whose configs differ
+only in ``PER_MEMBER_FIELDS`` share shapes and code, so they form one *cohort*,
+trained by one compiled ``jit(vmap(step))``; any other difference (the
+attention, a size, the task) starts another cohort.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from attention_research.config_checks import ConfigError, validate
+
+# Values a cohort can hold per member: the seed, and the optimiser hyperparameters
+# that live in the optimiser state (optax.inject_hyperparams).
+PER_MEMBER_FIELDS = ("seed", "train.learning_rate", "train.weight_decay")
+NOT_STRUCTURE = PER_MEMBER_FIELDS + ("name",)
+
+
+def axis(field: str, values) -> list[dict]:
+    """One sweep axis: [{field: v} for v in values]."""
+    return [{field: value} for value in values]
+
+
+def product(*axes) -> list[dict]:
+    """Every combination of the axes' settings (the Cartesian product)."""
+    return [dict(itertools.chain.from_iterable(d.items() for d in combo))
+            for combo in itertools.product(*axes)]
+
+
+def zip_axes(*axes) -> list[dict]:
+    """The axes' settings side by side; all axes must have the same length."""
+    lengths = {len(a) for a in axes}
+    if len(lengths) > 1:
+        raise ValueError(f"zip_axes needs axes of one length, got lengths {sorted(lengths)}")
+    return [dict(itertools.chain.from_iterable(d.items() for d in combo)) for combo in zip(*axes)]
+
+
+@dataclass
+class Member:
+    index: int
+    name: str
+    config: object  # ml_collections.ConfigDict
+    workdir: Path
+
+
+def _set(config, field: str, value):
+    path = field.removeprefix("config.").split(".")
+    node = config
+    try:
+        for part in path[:-1]:
+            node = node[part]
+        if path[-1] not in node:
+            raise KeyError(path[-1])
+        node[path[-1]] = value
+    except (KeyError, AttributeError) as error:
+        raise ConfigError(f"sweep override {field!r}: the config has no field "
+                          f"{'.'.join(path)!r}") from error
+    except TypeError as error:
+        raise ConfigError(f"sweep override {field!r}={value!r}: {error}") from error
+
+
+def _short(field: str) -> str:
+    """The field's last name, or its parent's where the last says little (task.name)."""
+    path = field.split(".")
+    return path[-2] if path[-1] == "name" and len(path) > 1 else path[-1]
+
+
+def member_name(overrides: dict) -> str:
+    """{'config.model.attention.score': 'dot', 'config.seed': 1} -> 'score-dot_seed-1'."""
+    parts = [f"{_short(field)}-{value}" for field, value in overrides.items()]
+    return re.sub(r"[^A-Za-z0-9.=_-]+", "-", "_".join(parts)) or "base"
+
+
+def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
+    """One validated Member per override dict, each with its own work directory."""
+    if not sweep:
+        raise ConfigError("get_sweep() returned no members")
+    members, names = [], set()
+    for index, overrides in enumerate(sweep):
+        config = copy.deepcopy(base_config)
+        for field, value in overrides.items():
+            _set(config, field, value)
+        try:
+            validate(config)
+        except ConfigError as error:
+            raise ConfigError(f"sweep member {index} ({overrides}): {error}") from None
+        name = member_name(overrides)
+        if name in names:
+            raise ConfigError(f"two sweep members have the same overrides: {overrides}")
+        names.add(name)
+        members.append(Member(index, name, config, Path(workdir) / "members" / name))
+    return members
+
+
+def structure_key(config) -> str:
+    """The config without its per-member fields: equal keys can share one program."""
+    flat = json.loads(config.to_json())
+    for field in NOT_STRUCTURE:
+        *path, last = field.split(".")
+        node = flat
+        for part in path:
+            node = node[part]
+        node.pop(last, None)
+    return json.dumps(flat, sort_keys=True)
+
+
+def cohorts(members: list[Member]) -> list[list[Member]]:
+    """Members grouped by structure, in order of first appearance."""
+    groups: dict[str, list[Member]] = {}
+    for member in members:
+        groups.setdefault(structure_key(member.config), []).append(member)
+    return list(groups.values())
+
+
+def cohort_id(cohort: list[Member]) -> str:
+    """A stable name for a cohort's checkpoint directory."""
+    digest = hashlib.sha1(structure_key(cohort[0].config).encode()).hexdigest()[:8]
+    return f"cohort-{cohort[0].index:03d}-{digest}"

@@ -1,0 +1,101 @@
+"""Many devices: a cohort on an 8-device CPU mesh gives the 1-device results.
+
+XLA fixes the device count when it starts, so each layout runs in its own
+process with --xla_force_host_platform_device_count.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = """
+import json, sys
+sys.path.insert(0, {root!r})
+from tests.conftest import tiny_config
+from attention_research import sweeps
+from attention_research.training.sweep import run_sweep
+config = tiny_config()
+config.mesh.member, config.mesh.data = {member}, {data}
+summaries = run_sweep(config, sweeps.axis("config.seed", range(8)), {out!r}, progress=False)
+json.dump([dict(s["members"][0]["final"], **s["devices"]) for s in summaries],
+          open({out!r} + "/finals.json", "w"))
+"""
+
+
+def _run_layout(tmp_path, devices, member, data):
+    out = tmp_path / f"d{devices}_m{member}_x{data}"
+    env = dict(os.environ, JAX_PLATFORMS="cpu",
+               XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+    code = SCRIPT.format(root=str(ROOT), member=member, data=data, out=str(out))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT, timeout=600)
+    return json.loads((out / "finals.json").read_text())
+
+
+def _metrics(finals):
+    keys = sorted(k for k in finals[0] if k.startswith("eval/"))
+    return np.array([[f[k] for k in keys] for f in finals])
+
+
+@pytest.fixture(scope="module")
+def one_device(tmp_path_factory):
+    return _run_layout(tmp_path_factory.mktemp("one"), 1, 1, 1)
+
+
+@pytest.mark.parametrize("member, data", [(8, 1), (4, 2), (2, 4)])
+def test_an_8_device_mesh_matches_one_device(one_device, tmp_path, member, data):
+    finals = _run_layout(tmp_path, 8, member, data)
+    assert finals[0]["count"] == 8
+    assert finals[0]["mesh"] == {"member": member, "data": data}
+    assert finals[0]["members_sharded"]
+    np.testing.assert_allclose(_metrics(finals), _metrics(one_device), rtol=2e-4, atol=1e-6)
+    assert len({f["eval/loss/len1-4"] for f in finals}) == 8  # eight different seeds
+
+
+TWO_PROCESS_SCRIPT = """
+import json, sys
+sys.path.insert(0, {root!r})
+from attention_research.training.mesh import initialize_distributed
+initialize_distributed({address!r}, 2, {process})
+import jax
+from tests.conftest import tiny_config
+from attention_research import sweeps
+from attention_research.training.sweep import run_sweep
+summaries = run_sweep(tiny_config(), sweeps.axis("config.seed", range(8)), {out!r},
+                      progress=False)
+json.dump([dict(s["members"][0]["final"], **s["devices"]) for s in summaries],
+          open({out!r} + "/finals_{process}.json", "w"))
+"""
+
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_over_localhost_match_one_process(one_device, tmp_path):
+    """Two processes of 2 CPU devices each form one 4-device mesh over gloo; they share
+    the work directory, only process 0 writes, and the results equal one process's."""
+    out, address = tmp_path / "two", f"127.0.0.1:{_free_port()}"
+    env = dict(os.environ, JAX_PLATFORMS="cpu",
+               XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    processes = [subprocess.Popen(
+        [sys.executable, "-c", TWO_PROCESS_SCRIPT.format(root=str(ROOT), address=address,
+                                                         process=i, out=str(out))],
+        env=env, cwd=ROOT) for i in range(2)]
+    assert [p.wait(timeout=600) for p in processes] == [0, 0]
+    finals = [json.loads((out / f"finals_{i}.json").read_text()) for i in range(2)]
+    assert finals[0][0]["processes"] == 2 and finals[0][0]["count"] == 4
+    assert finals[0][0]["mesh"] == {"member": 4, "data": 1}
+    np.testing.assert_allclose(_metrics(finals[0]), _metrics(one_device), rtol=2e-4, atol=1e-6)
+    np.testing.assert_allclose(_metrics(finals[1]), _metrics(finals[0]))
+    assert (out / "summary.md").exists()
+    lines = (out / "members" / "seed-0" / "metrics.jsonl").read_text().splitlines()
+    assert len(lines) == len(set(lines))  # one writer: no line twice

@@ -1,0 +1,135 @@
+"""Sweeps: expansion, cohorts, members equal to solo runs, the report, resume."""
+
+import json
+
+import numpy as np
+import pytest
+
+from attention_research import sweeps
+from attention_research.config_checks import ConfigError
+from attention_research.training.loop import train, train_cohort
+from attention_research.training.sweep import run_sweep
+from tests.conftest import tiny_config
+
+
+def test_axis_product_and_zip():
+    seeds = sweeps.axis("config.seed", [0, 1])
+    scores = sweeps.axis("config.model.attention.score", ["dot", "additive"])
+    assert sweeps.product(scores, seeds) == [
+        {"config.model.attention.score": "dot", "config.seed": 0},
+        {"config.model.attention.score": "dot", "config.seed": 1},
+        {"config.model.attention.score": "additive", "config.seed": 0},
+        {"config.model.attention.score": "additive", "config.seed": 1}]
+    assert sweeps.zip_axes(scores, seeds) == [
+        {"config.model.attention.score": "dot", "config.seed": 0},
+        {"config.model.attention.score": "additive", "config.seed": 1}]
+    with pytest.raises(ValueError, match="one length"):
+        sweeps.zip_axes(scores, sweeps.axis("config.seed", [0, 1, 2]))
+
+
+def test_members_group_into_cohorts_by_structure(tmp_path):
+    sweep = sweeps.product(sweeps.axis("config.model.attention.score", ["dot", "general"]),
+                           sweeps.axis("config.seed", [0, 1]),
+                           sweeps.axis("config.train.learning_rate", [1e-3, 3e-3]))
+    members = sweeps.expand(tiny_config(), sweep, tmp_path)
+    assert members[0].name == "score-dot_seed-0_learning_rate-0.001"
+    assert members[0].workdir == tmp_path / "members" / members[0].name
+    groups = sweeps.cohorts(members)
+    assert [len(g) for g in groups] == [4, 4]
+    assert {m.config.model.attention.score for m in groups[1]} == {"general"}
+    assert len({sweeps.cohort_id(g) for g in groups}) == 2
+
+
+def test_bad_sweeps_are_refused_with_the_member_named(tmp_path):
+    with pytest.raises(ConfigError, match="no field 'model.attention.colour'"):
+        sweeps.expand(tiny_config(), [{"config.model.attention.colour": 1}], tmp_path)
+    with pytest.raises(ConfigError, match=r"sweep member 1 .*valid choices"):
+        sweeps.expand(tiny_config(), sweeps.axis("config.model.attention.score",
+                                                 ["dot", "bilinear"]), tmp_path)
+    with pytest.raises(ConfigError, match="same overrides"):
+        sweeps.expand(tiny_config(), [{"config.seed": 1}, {"config.seed": 1}], tmp_path)
+
+
+def _curve(workdir):
+    records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
+    return [(r["step"], r.get("train/loss"), r.get("eval/loss/len1-4")) for r in records]
+
+
+def test_a_member_trained_in_a_cohort_equals_training_it_alone(tmp_path):
+    """vmap over members changes nothing but the speed: same seed and learning rate,
+    same losses to float tolerance, same accuracies."""
+    configs = []
+    for seed, learning_rate in [(3, 1e-2), (4, 2e-3)]:
+        config = tiny_config()
+        config.seed, config.train.learning_rate = seed, learning_rate
+        configs.append(config)
+    together = train_cohort(configs, [tmp_path / "a", tmp_path / "b"], tmp_path / "ckpt",
+                            progress=False)
+    for config, name, summary in zip(configs, "ab", together):
+        alone = train(config, tmp_path / f"alone_{name}", progress=False)
+        got, expected = _curve(tmp_path / name), _curve(tmp_path / f"alone_{name}")
+        assert [g[0] for g in got] == [e[0] for e in expected]
+        # None (a line without that metric) becomes NaN, which equals NaN here.
+        np.testing.assert_allclose(np.array([g[1:] for g in got], float),
+                                   np.array([e[1:] for e in expected], float), rtol=2e-4)
+        for key, value in alone["members"][0]["final"].items():
+            assert summary["members"][0]["final"][key] == pytest.approx(value, rel=2e-4, abs=1e-6)
+    # The two members really differ: different seeds and learning rates.
+    assert _curve(tmp_path / "a") != _curve(tmp_path / "b")
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_path):
+    base = tiny_config()
+    sweep = sweeps.product(sweeps.axis("config.model.attention.score", ["dot", "additive"]),
+                           sweeps.axis("config.seed", [0, 1]))
+    calls = []
+
+    def interrupt_second_cohort(step):
+        calls.append(step)
+        if len(calls) == 6:  # cohort 1 runs 4 calls; stop cohort 2 after its checkpoint
+            raise Interrupted()
+
+    with pytest.raises(Interrupted):
+        run_sweep(base, sweep, tmp_path, progress=False, hooks=[interrupt_second_cohort])
+    first_cohort_summary = (tmp_path / "members" / "score-dot_seed-0" / "summary.json")
+    written = first_cohort_summary.stat().st_mtime_ns
+    calls.clear()
+    summaries = run_sweep(base, sweep, tmp_path, progress=False, hooks=[calls.append])
+    assert calls == [15, 20]  # only the rest of cohort 2; cohort 1 was not retrained
+    assert first_cohort_summary.stat().st_mtime_ns == written
+    assert [s["name"] for s in summaries] == ["tiny-additive"] * 4  # name is the base's
+    assert [s["members"][0]["seed"] for s in summaries] == [0, 1, 0, 1]
+
+    # The resumed cohort ends as an uninterrupted one would.
+    alone_config = tiny_config()
+    alone_config.model.attention.score, alone_config.seed = "additive", 1
+    alone = train(alone_config, tmp_path / "alone", progress=False)
+    resumed = summaries[3]["members"][0]["final"]
+    for key, value in alone["members"][0]["final"].items():
+        assert resumed[key] == pytest.approx(value, rel=2e-4, abs=1e-6)
+
+    table = (tmp_path / "summary.md").read_text()
+    assert "| score-dot | 2 |" in table and "| score-additive | 2 |" in table
+    rows = (tmp_path / "summary.csv").read_text().splitlines()
+    assert len(rows) == 5 and rows[0].startswith("member,setting,seed")
+    for plot in ("seq_acc_by_length.png", "learning_curves.png"):
+        assert (tmp_path / "plots" / plot).stat().st_size > 10_000
+
+
+def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
+    """The sweeps under experiments/ are refused before anything trains if they are wrong."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    expected = {"compare_attention": (72, 24), "length_generalization": (8, 4),
+                "score_scaling": (12, 12), "benchmark_sweep": (8, 1)}
+    for name, (num_members, num_cohorts) in expected.items():
+        spec = importlib.util.spec_from_file_location(name, root / "experiments" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        members = sweeps.expand(module.get_config(), module.get_sweep(), tmp_path / name)
+        assert (len(members), len(sweeps.cohorts(members))) == (num_members, num_cohorts), name
