@@ -58,6 +58,8 @@ def _validate_transformer(model):
 def validate(config):
     """Raise ConfigError naming the field, the value and what is allowed."""
     task, model, train = config.task, config.model, config.train
+    _require(config.max_cohort_members >= 0,
+             f"max_cohort_members must be >= 0 (0: no limit), got {config.max_cohort_members}")
     _choice(task.name, tasks.TASKS, "task.name")
     _require(task.num_symbols >= 1, f"task.num_symbols must be >= 1, got {task.num_symbols}")
     _require(1 <= task.train_min_length <= task.train_max_length,

@@ -24,7 +24,7 @@ from attention_research.config_checks import ConfigError, validate
 # Values a cohort can hold per member: the seed, and the optimiser hyperparameters
 # that live in the optimiser state (optax.inject_hyperparams).
 PER_MEMBER_FIELDS = ("seed", "train.learning_rate", "train.weight_decay")
-NOT_STRUCTURE = PER_MEMBER_FIELDS + ("name",)
+NOT_STRUCTURE = PER_MEMBER_FIELDS + ("name", "max_cohort_members")
 
 
 def axis(field: str, values) -> list[dict]:
@@ -115,12 +115,14 @@ def structure_key(config) -> str:
     return json.dumps(flat, sort_keys=True)
 
 
-def cohorts(members: list[Member]) -> list[list[Member]]:
-    """Members grouped by structure, in order of first appearance."""
+def cohorts(members: list[Member], max_members: int = 0) -> list[list[Member]]:
+    """Members grouped by structure, in order of first appearance; groups larger than
+    ``max_members`` (if > 0) are split into consecutive cohorts of at most that many."""
     groups: dict[str, list[Member]] = {}
     for member in members:
         groups.setdefault(structure_key(member.config), []).append(member)
-    return list(groups.values())
+    size = max_members or len(members)
+    return [group[i:i + size] for group in groups.values() for i in range(0, len(group), size)]
 
 
 def cohort_id(cohort: list[Member]) -> str:

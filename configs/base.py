@@ -39,6 +39,9 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     config = ml_collections.ConfigDict()
     config.name = "base"  # shown in plot titles and summaries
     config.seed = 0  # the member's seed: parameters, batches and dropout all derive from it
+    # Sweeps: split cohorts larger than this (0: no limit). 1 trains members one by one,
+    # the way around the CPU deadlock of default-size cohorts described in the README.
+    config.max_cohort_members = 0
 
     config.task = task = ml_collections.ConfigDict()
     task.name = choices.get("task", "reverse")  # copy | reverse

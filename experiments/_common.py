@@ -16,11 +16,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from attention_research import plotting  # noqa: E402
@@ -90,24 +85,9 @@ def table(runs) -> str:
 
 
 def plot_learning_curves(path: Path, runs, title: str):
-    """Held-out sequence accuracy (seen lengths) and training loss against the step."""
-    fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(11, 4))
-    for run in runs:
-        seen = f"eval/seq_acc/{_buckets(run)[0]}"
-        evals = [(r["step"], r[seen]) for r in run.records if seen in r]
-        acc_ax.plot(*zip(*evals), marker="o", label=run.label)
-        losses = [(r["step"], r["train/loss"]) for r in run.records if "train/loss" in r]
-        loss_ax.plot(*zip(*losses), label=run.label)
-    acc_ax.set(xlabel="step", ylabel="greedy sequence accuracy (seen lengths)",
-               ylim=(-0.02, 1.02), title="held-out accuracy")
-    loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
-    for ax in (acc_ax, loss_ax):
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    """Held-out accuracy on seen lengths and training loss against the step, run by run."""
+    plotting.learning_curves_spread(path, {run.label: [run.records] for run in runs},
+                                    _buckets(runs[0])[0], title)
 
 
 def plot_accuracy_by_length(path: Path, runs, title: str):

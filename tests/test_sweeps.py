@@ -38,6 +38,9 @@ def test_members_group_into_cohorts_by_structure(tmp_path):
     assert [len(g) for g in groups] == [4, 4]
     assert {m.config.model.attention.score for m in groups[1]} == {"general"}
     assert len({sweeps.cohort_id(g) for g in groups}) == 2
+    split = sweeps.cohorts(members, max_members=3)
+    assert [len(g) for g in split] == [3, 1, 3, 1]
+    assert len({sweeps.cohort_id(g) for g in split}) == 4
 
 
 def test_bad_sweeps_are_refused_with_the_member_named(tmp_path):

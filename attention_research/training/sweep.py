@@ -36,7 +36,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, start_time: float | No
     start_time = time.time() if start_time is None else start_time
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
-    groups = sweeps.cohorts(members)
+    groups = sweeps.cohorts(members, base_config.max_cohort_members)
     if progress:
         print(f"sweep: {len(members)} members in {len(groups)} cohort(s) -> {workdir}")
     summaries = {}
