@@ -14,6 +14,18 @@ from attention_research import tasks  # noqa: E402
 _SPECIAL = {tasks.PAD: "<pad>", tasks.BOS: "<s>", tasks.EOS: "</s>"}
 
 
+def _save(fig, path, title=None, axes=(), legend_size=8):
+    """Grid and legend on ``axes``, the title, then write the figure and free it."""
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=legend_size)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
 def token_labels(tokens):
     """Readable labels: special tokens by name, symbols by their index from 0."""
     return [_SPECIAL.get(int(t), str(int(t) - tasks.NUM_SPECIAL)) for t in tokens]
@@ -46,10 +58,7 @@ def attention_heatmaps(path, examples, title: str):
         ax.set_title(f"length {len(source)} ({verdict})", fontsize=10)
     for ax in list(axes.flat)[len(examples):]:
         ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path, title)
 
 
 def learning_curves(path, records, title: str):
@@ -70,13 +79,7 @@ def learning_curves(path, records, title: str):
     loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
     acc_ax.set(xlabel="step", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
                title="held-out sequence accuracy")
-    for ax in (loss_ax, acc_ax):
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path, title, axes=(loss_ax, acc_ax))
 
 
 def accuracy_by_length(path, accuracies, train_max_length: int, title: str):
@@ -99,11 +102,7 @@ def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: st
     ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
     ax.set(xlabel="source length", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
            title=title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path, axes=(ax,))
 
 
 def _curve(records, key):
@@ -130,10 +129,4 @@ def learning_curves_spread(path, curves, seen_bucket: str, title: str):
     acc_ax.set(xlabel="step", ylabel=f"greedy sequence accuracy ({seen_bucket})",
                ylim=(-0.02, 1.02), title="held-out accuracy")
     loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
-    for ax in (acc_ax, loss_ax):
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path, title, axes=(acc_ax, loss_ax), legend_size=7)
