@@ -41,11 +41,9 @@ def _validate_attention(model):
              "model.attention.hard.reinforce_weight and entropy_weight must be >= 0")
 
 
-def _validate_transformer(model):
+def _validate_transformer(model, score: str):
     try:
-        models.check_transformer_attention(
-            attention.ALIASES.get(model.attention.score, model.attention.score),
-            model.attention.alignment)
+        models.check_transformer_attention(score, model.attention.alignment)
     except ValueError as error:
         raise ConfigError(f"model.attention: {error}") from None
     _choice(model.positions, models.POSITIONS, "model.positions")
@@ -73,14 +71,14 @@ def validate(config):
     _choice(model.family, models.MODELS, "model.family")
     _choice(model.cell, models.CELLS, "model.cell")
     _choice(model.decoder_style, models.DECODER_STYLES, "model.decoder_style")
-    _choice(attention.ALIASES.get(model.attention.score, model.attention.score),
-            [*attention.SCORES, attention.NO_ATTENTION], "model.attention.score")
+    score = attention.ALIASES.get(model.attention.score, model.attention.score)
+    _choice(score, [*attention.SCORES, attention.NO_ATTENTION], "model.attention.score")
     _choice(model.attention.alignment, attention.ALIGNMENTS, "model.attention.alignment")
     for field in ("embed_dim", "hidden_size", "num_layers"):
         _require(model[field] >= 1, f"model.{field} must be >= 1, got {model[field]}")
     _validate_attention(model)
     if model.family == "transformer":
-        _validate_transformer(model)
+        _validate_transformer(model, score)
     _require(model.family != "rnn" or not model.bidirectional or model.hidden_size % 2 == 0,
              f"a bidirectional encoder splits model.hidden_size between its two directions, "
              f"so it must be even; got {model.hidden_size}")

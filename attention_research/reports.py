@@ -23,7 +23,8 @@ def _setting(member) -> str:
     return "_".join(parts) or "base"
 
 
-def _buckets(summary) -> list[str]:
+def summary_buckets(summary) -> list[str]:
+    """A run summary's length buckets, seen lengths first: ['len1-25', 'len26-50']."""
     names = [k.removeprefix("eval/seq_acc/") for k in summary["members"][0]["final"]
              if k.startswith("eval/seq_acc/")]
     return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
@@ -91,7 +92,7 @@ def write_sweep_report(workdir, members, summaries, elapsed_s: float):
                 (member.workdir / "metrics.jsonl").read_text().splitlines()]
                for member in members]
     rows = member_rows(members, summaries, records)
-    buckets = _buckets(summaries[0])
+    buckets = summary_buckets(summaries[0])
     (workdir / "summary.md").write_text(f"# {workdir.name}\n\n" + markdown(rows, buckets,
                                                                           elapsed_s))
     buffer = io.StringIO()

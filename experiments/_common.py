@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from attention_research import plotting  # noqa: E402
+from attention_research import plotting, reports  # noqa: E402
 RUNS = Path("/tmp/attention_research_experiments")  # work directories, not committed
 
 
@@ -57,10 +57,7 @@ def execute(run: Run, experiment: str) -> Run:
 
 
 def _buckets(run: Run):
-    """The run's length buckets, seen first: ['len1-25', 'len26-50']."""
-    names = [k.removeprefix("eval/seq_acc/") for k in run.summary["members"][0]["final"]
-             if k.startswith("eval/seq_acc/")]
-    return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
+    return reports.summary_buckets(run.summary)
 
 
 def _fmt(value, digits=4):
