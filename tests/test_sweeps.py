@@ -136,3 +136,32 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         spec.loader.exec_module(module)
         members = sweeps.expand(module.get_config(), module.get_sweep(), tmp_path / name)
         assert (len(members), len(sweeps.cohorts(members))) == (num_members, num_cohorts), name
+
+
+_INIT_EIGHT_DEFAULT_MEMBERS = """
+import jax
+from attention_research import models, tasks
+from attention_research.training.state import create_train_state, make_optimizer
+from configs import additive
+config = additive.get_config()
+vocab = tasks.vocab_size(config.task.num_symbols)
+model = models.make_model(config, vocab, vocab)
+example = tasks.sample_batch(jax.random.PRNGKey(0), "reverse", 1, 8, 1, 8)
+state = create_train_state(model, make_optimizer(config.train), example, list(range(8)))
+jax.block_until_ready(state)
+print("initialised", jax.tree.leaves(state.params)[0].shape[0])
+"""
+
+
+def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
+    """Regression: vmapping the orthogonal initialiser over 8 members made one batched
+    LAPACK QR that deadlocked jaxlib on a 2-core CPU; a subprocess turns a hang into
+    a failure."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", _INIT_EIGHT_DEFAULT_MEMBERS], cwd=root,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "initialised 8" in done.stdout

@@ -123,4 +123,12 @@ def create_train_state(model, tx, example_batch, seeds, hyperparams=None,
         state = init_member(model, tx, example_batch, seed)
         return state.replace(opt_state=_set_hyperparams(state.opt_state, member_hyperparams))
 
-    return jax.jit(jax.vmap(init), out_shardings=sharding)(seeds, hyperparams)
+    # Members are initialised one after another (lax.map), not with vmap: vmap
+    # turns the orthogonal initialiser's QR into a batched LAPACK call, and on a
+    # small CPU jaxlib's batched QR (ParallelBatchMap inside XLA's intra-op
+    # pool) deadlocks once a cohort has about five members. Initialisation is a
+    # negligible share of a run, so the serial loop costs nothing measurable.
+    def init_all(seeds, hyperparams):
+        return jax.lax.map(lambda args: init(*args), (seeds, hyperparams))
+
+    return jax.jit(init_all, out_shardings=sharding)(seeds, hyperparams)
