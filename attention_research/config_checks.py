@@ -25,13 +25,16 @@ def _validate_attention(model):
     _require(attn.dim >= 1, f"model.attention.dim must be >= 1, got {attn.dim}")
     _require(attn.window >= 1, f"model.attention.window (D) must be >= 1, got {attn.window}")
     _require(attn.num_heads >= 1, f"model.attention.num_heads must be >= 1, got {attn.num_heads}")
-    _require(model.hidden_size % attn.num_heads == 0,
+    _require(attn.head_dim >= 0, f"model.attention.head_dim must be >= 0 (0: hidden_size / "
+             f"num_heads), got {attn.head_dim}")
+    _require(attn.head_dim > 0 or model.hidden_size % attn.num_heads == 0,
              f"model.attention.num_heads ({attn.num_heads}) must divide model.hidden_size "
-             f"({model.hidden_size})")
+             f"({model.hidden_size}), or set model.attention.head_dim")
     _require(not model.fused_attention or model.family == "transformer",
              "model.fused_attention applies to the transformer family only")
-    _require(not (attn.alignment == "hard" and attn.num_heads > 1),
-             "hard attention samples one position per query: use model.attention.num_heads=1")
+    _require(not (attn.alignment == "hard" and (attn.num_heads > 1 or attn.head_dim > 0)),
+             "hard attention samples one position per query: use model.attention.num_heads=1 "
+             "and model.attention.head_dim=0")
     hard = attn.hard
     _require(0.0 <= hard.soft_fraction <= 1.0,
              f"model.attention.hard.soft_fraction must be in [0, 1], got {hard.soft_fraction}")

@@ -1,4 +1,4 @@
-"""Autoregressive decoding, compiled: greedy search that stops at EOS.
+"""Autoregressive decoding, compiled: greedy search and beam search, both stopping at EOS.
 
 Works with any model exposing the decoding protocol:
 ``start_decoding(source, max_length) -> (memory, carry)`` (a Transformer allocates
@@ -45,3 +45,111 @@ def greedy_decode(model, params, source, max_length: int):
              jnp.zeros((batch, max_length, source_length), jnp.float32))
     _, _, _, _, tokens, weights = jax.lax.while_loop(not_finished, advance, start)
     return tokens, weights
+
+
+def length_penalty(length, alpha: float):
+    """GNMT's length penalty lp(Y) = ((5 + |Y|) / 6)^α (Wu et al. 2016, eq. 14)."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+def _regroup(tree, rows, beams: int):
+    """Reorder every leaf's rows: ``rows`` [B·K] says which old row each new row copies.
+
+    A leaf's leading axis is B·K, or B·K·h for per-head caches whose rows are
+    ordered (row, head) — MultiHeadAttention folds heads row-major — so viewing
+    it as [B·K, h, …] and gathering along the first axis serves both.
+    """
+    def gather(x):
+        if not hasattr(x, "shape") or x.ndim == 0:
+            return x
+        grouped = x.reshape((rows.shape[0], -1) + x.shape[1:])
+        return grouped[rows].reshape(x.shape)
+    return jax.tree_util.tree_map(gather, tree)
+
+
+def beam_search(model, params, source, max_length: int, beam_size: int = 4,
+                alpha: float = 0.6):
+    """Beam search with a GNMT length penalty, compiled as one ``lax.while_loop``.
+
+    Keeps, per source, ``beam_size`` alive hypotheses and the ``beam_size`` best
+    finished ones (as in Flax's WMT example and t5x). Each step extends the alive
+    ones, takes the 2K best candidates; those ending in EOS (or reaching
+    ``max_length``) join the finished pool scored log P / lp(|Y|), the others stay
+    alive. A finished hypothesis never stops the others: the loop ends only when no
+    alive hypothesis of any source could still beat that source's worst finished
+    one, or at ``max_length``.
+
+    Returns tokens [B, max_length] (PAD after EOS), the attention weights of each
+    output step [B, max_length, S], and the normalised scores [B].
+    """
+    batch, source_length = source.shape
+    k = beam_size
+    variables = {"params": params}
+    # Encoding each source K times keeps every model's memory layout as it is.
+    memory, carry = model.apply(variables, jnp.repeat(source, k, axis=0), max_length,
+                                method="start_decoding")
+    neg_inf = jnp.float32(-1e9)
+    alive_logp = jnp.tile(jnp.array([0.0] + [neg_inf] * (k - 1), jnp.float32), (batch, 1))
+    empty_tokens = jnp.full((batch, k, max_length), PAD, jnp.int32)
+    empty_weights = jnp.zeros((batch, k, max_length, source_length), jnp.float32)
+    best_bound = length_penalty(jnp.float32(max_length), alpha)
+
+    def not_finished(loop):
+        step, _, alive_logp, _, _, finished_scores, _, _ = loop
+        # Log-probabilities only fall as a hypothesis grows and lp(|Y|) ≤ lp(max_length)
+        # (α ≥ 0), so an alive hypothesis can reach at most logp / lp(max_length).
+        could_improve = jnp.max(alive_logp, axis=1) / best_bound > jnp.min(finished_scores, axis=1)
+        return (step < max_length) & jnp.any(could_improve)
+
+    def advance(loop):
+        (step, carry, alive_logp, alive_tokens, alive_weights,
+         finished_scores, finished_tokens, finished_weights) = loop
+        previous = jnp.where(step == 0, BOS, alive_tokens[:, :, jnp.maximum(step - 1, 0)])
+        carry, logits, step_weights = model.apply(variables, carry, previous.reshape(-1), memory,
+                                                  step, method="decode_step")
+        logits = logits.at[:, jnp.array([PAD, BOS])].set(-jnp.inf)
+        vocab = logits.shape[-1]
+        log_probs = jax.nn.log_softmax(logits).reshape(batch, k, vocab)
+        candidates = (alive_logp[:, :, None] + log_probs).reshape(batch, k * vocab)
+        top_logp, top_index = jax.lax.top_k(candidates, min(2 * k, k * vocab))
+        parent, token = top_index // vocab, (top_index % vocab).astype(jnp.int32)
+        ends = (token == EOS) | (step == max_length - 1)
+
+        def extend(sequences, values):  # [B, K, …] parents + this step's values
+            chosen = jnp.take_along_axis(
+                sequences, parent.reshape(parent.shape + (1,) * (sequences.ndim - 2)), axis=1)
+            return chosen.at[:, :, step].set(values)
+
+        if step_weights is None:
+            weights_now = jnp.zeros((batch, k, source_length), jnp.float32)
+        else:
+            weights_now = step_weights.reshape(batch, k, source_length)
+        parent_weights = jnp.take_along_axis(weights_now, parent[:, :, None], axis=1)
+        candidate_tokens = extend(alive_tokens, token)
+        candidate_weights = extend(alive_weights, parent_weights)
+
+        # Finished pool: the K best of the old finished and the candidates that end now.
+        new_scores = jnp.where(ends, top_logp / length_penalty(step + 1.0, alpha), neg_inf)
+        pool_scores = jnp.concatenate([finished_scores, new_scores], axis=1)
+        finished_scores, keep = jax.lax.top_k(pool_scores, k)
+        pick = lambda old, new: jnp.take_along_axis(
+            jnp.concatenate([old, new], axis=1),
+            keep.reshape(keep.shape + (1,) * (old.ndim - 2)), axis=1)
+        finished_tokens = pick(finished_tokens, candidate_tokens)
+        finished_weights = pick(finished_weights, candidate_weights)
+
+        # Alive: the K best candidates that did not end.
+        alive_logp, survivors = jax.lax.top_k(jnp.where(ends, neg_inf, top_logp), k)
+        take = lambda x: jnp.take_along_axis(
+            x, survivors.reshape(survivors.shape + (1,) * (x.ndim - 2)), axis=1)
+        alive_tokens, alive_weights = take(candidate_tokens), take(candidate_weights)
+        rows = (jnp.arange(batch)[:, None] * k + take(parent)).reshape(-1)
+        carry = _regroup(carry, rows, k)
+        return (step + 1, carry, alive_logp, alive_tokens, alive_weights,
+                finished_scores, finished_tokens, finished_weights)
+
+    start = (jnp.zeros((), jnp.int32), carry, alive_logp, empty_tokens, empty_weights,
+             jnp.full((batch, k), neg_inf), empty_tokens, empty_weights)
+    *_, finished_scores, finished_tokens, finished_weights = jax.lax.while_loop(
+        not_finished, advance, start)
+    return finished_tokens[:, 0], finished_weights[:, 0], finished_scores[:, 0]

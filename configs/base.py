@@ -71,6 +71,7 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a) and of local_p's W_p
     attention.window = 10  # D: local windows span [p_t - D, p_t + D]; local_p's sigma = D/2
     attention.num_heads = 1  # > 1: multi-head attention over the score (heads split hidden_size)
+    attention.head_dim = 0  # > 0: project q, k, v to heads of this size (d_k), even with one head
     attention.hard = hard = ml_collections.ConfigDict()  # hard attention (Xu et al. 2015)
     hard.soft_fraction = 0.0  # share of steps that use the expected (soft) context instead
     hard.reinforce_weight = 1.0  # lambda_r: weight of the REINFORCE term

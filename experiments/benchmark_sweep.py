@@ -14,6 +14,7 @@ what the cohort timing runs:
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -57,6 +58,30 @@ def _compile_seconds(output: str) -> float:
     return sum(float(s) for s in re.findall(r"compiled the train step .*? in ([\d.]+) s", output))
 
 
+def _phases(workdir: Path) -> tuple[float, float, float]:
+    """(start to the first train log, training and evaluation, after the last step) in s,
+    from what a run wrote: its metrics' ``time_s`` and its summary's wall time."""
+    records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
+    train = [r["time_s"] for r in records if "train/loss" in r]
+    wall = json.loads((workdir / "summary.json").read_text())["wall_time_s"]
+    return train[0], train[-1] - train[0], wall - train[-1]
+
+
+def breakdown(scratch: Path) -> list[str]:
+    """Where the time goes: the phases of every separate run (summed) and of each cohort."""
+    separate = sorted(scratch.glob("separate_*"))
+    rows = [("separate runs (sum)", len(separate),
+             [sum(p) for p in zip(*(_phases(d) for d in separate))])]
+    for cohort in sorted(scratch.glob("cohort_*"), key=lambda d: int(d.name.split("_")[1])):
+        first_member = sorted((cohort / "members").iterdir())[0]
+        rows.append(("one vmapped cohort", int(cohort.name.split("_")[1]),
+                     _phases(first_member)))
+    lines = ["| how | members | start-up, compile, first 50 steps (s) | "
+             "training + evaluation (s) | plots and summary (s) |", "|---|---|---|---|---|"]
+    lines += [f"| {how} | {n} | {a:.1f} | {b:.1f} | {c:.1f} |" for how, n, (a, b, c) in rows]
+    return lines
+
+
 def _device() -> str:
     probe = "import jax; d = jax.devices()[0]; print(f'{d.platform} {d.device_kind} x{jax.device_count()}')"
     return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -67,7 +92,12 @@ def main():
     parser = argparse.ArgumentParser(description="cohort vs separate runs")
     parser.add_argument("--members", default="8", help="comma-separated cohort sizes")
     parser.add_argument("--separate", type=int, default=8, help="separate runs to time")
+    parser.add_argument("--breakdown_of", default="",
+                        help="only print the phase table of an earlier run's scratch dir")
     args = parser.parse_args()
+    if args.breakdown_of:
+        print("\n".join(breakdown(Path(args.breakdown_of))))
+        return
     python = [sys.executable, "launch.py"]
     rows, scratch = [], Path(tempfile.mkdtemp(prefix="benchmark_sweep_"))
     separate_total, separate_compile = 0.0, 0.0
@@ -97,6 +127,8 @@ def main():
     if cohort:
         lines += ["", f"Cohort / separate wall time for {args.separate} members: "
                       f"**{cohort[2] / separate_total:.2f}**."]
+    lines += ["", "Where the time goes (from each run's metrics.jsonl and summary.json; a "
+              "cohort's phases are shared by its members):", ""] + breakdown(scratch)
     text = "\n".join(lines) + "\n"
     out = ROOT / "experiments" / "results" / "benchmark_sweep"
     out.mkdir(parents=True, exist_ok=True)

@@ -214,10 +214,26 @@ def test_multi_head_shapes_and_head_averaged_weights():
     np.testing.assert_allclose(np.asarray(weights).sum(-1), 1.0, rtol=1e-5)
 
 
+@pytest.mark.parametrize("num_heads", [1, 2])
+def test_head_dim_sets_the_comparison_space_and_keeps_the_output_size(num_heads):
+    """q and k compared in d_k = 32 dimensions whatever the model size (D)."""
+    queries, values, mask = _inputs()
+    module = attention.make_attention("dot", query_dim=D, key_dim=D, attention_dim=5,
+                                      max_length=S, num_heads=num_heads, head_dim=32)
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    params = variables["params"]
+    assert params["query"]["kernel"].shape == (D, num_heads * 32)
+    assert params["out"]["kernel"].shape == (num_heads * 32, D)
+    context, weights = module.apply(variables, queries, values, mask, method=_forward)
+    assert context.shape == (B, T, D) and weights.shape == (B, T, S)
+
+
 def test_unsupported_combinations_are_refused():
     with pytest.raises(ValueError, match="valid choices: global, local_m, local_p, hard"):
         _make("sliding")
-    with pytest.raises(ValueError, match="not supported with several heads"):
+    with pytest.raises(ValueError, match="not supported with projected heads"):
         _make("hard", num_heads=2)
+    with pytest.raises(ValueError, match="not supported with projected heads"):
+        _make("hard", head_dim=16)
     with pytest.raises(ValueError, match="must divide"):
         _make("global", num_heads=3)

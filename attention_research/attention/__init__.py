@@ -45,12 +45,14 @@ def canonical_score(name: str) -> str:
 def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: int,
                    max_length: int, alignment: str = "global", window: int = 10,
                    soft_fraction: float = 0.0, num_heads: int = 1, projections: bool = False,
-                   fused: bool = False, name: str = "attention"):
+                   head_dim: int = 0, fused: bool = False, name: str = "attention"):
     """Build the attention module a config names.
 
-    With ``num_heads > 1`` or ``projections`` the score runs inside
-    MultiHeadAttention (q, k, v projected to ``num_heads`` heads of key_dim /
-    num_heads, concatenated and projected back to key_dim).
+    With ``num_heads > 1``, ``projections`` or ``head_dim > 0`` the score runs
+    inside MultiHeadAttention: q, k, v projected to ``num_heads`` heads of
+    ``head_dim`` (default key_dim / num_heads), concatenated and projected back
+    to key_dim. ``head_dim`` sets the dimension d_k in which q and k are compared
+    independently of the model's size (experiments/score_scaling.py).
     """
     score = canonical_score(score)
     if score == NO_ATTENTION:
@@ -58,14 +60,15 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
     if alignment not in ALIGNMENTS:
         raise ValueError(
             f"unknown alignment {alignment!r}; valid choices: {', '.join(ALIGNMENTS)}")
-    multihead = num_heads > 1 or projections
+    multihead = num_heads > 1 or projections or head_dim > 0
+    out_dim = key_dim
     if multihead:
         if alignment == "hard":
             raise ValueError("hard attention samples one position per query; it is not "
-                             "supported with several heads (use num_heads=1)")
-        if key_dim % num_heads:
+                             "supported with projected heads (use num_heads=1, head_dim=0)")
+        if not head_dim and key_dim % num_heads:
             raise ValueError(f"{num_heads} heads must divide the key size {key_dim}")
-        query_dim = key_dim = key_dim // num_heads
+        query_dim = key_dim = head_dim or key_dim // num_heads
     if fused and not (multihead and score == "scaled_dot" and alignment == "global"):
         raise ValueError("fused attention (jax.nn.dot_product_attention) computes multi-head "
                          "scaled_dot global attention only")
@@ -78,8 +81,8 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                      soft_fraction=soft_fraction, name=None if multihead else name)
     if not multihead:
         return core
-    return MultiHeadAttention(core, num_heads=num_heads, head_dim=key_dim,
-                              out_dim=key_dim * num_heads, fused=fused, name=name)
+    return MultiHeadAttention(core, num_heads=num_heads, head_dim=key_dim, out_dim=out_dim,
+                              fused=fused, name=name)
 
 
 __all__ = [

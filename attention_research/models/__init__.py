@@ -20,7 +20,7 @@ def attention_kwargs(config) -> dict:
     return dict(score=attention.score, alignment=attention.alignment,
                 attention_dim=attention.dim, max_length=max_source_length(config),
                 window=attention.window, soft_fraction=attention.hard.soft_fraction,
-                num_heads=attention.num_heads)
+                num_heads=attention.num_heads, head_dim=attention.head_dim)
 
 
 def make_model(config, source_vocab_size: int, target_vocab_size: int):

@@ -1,0 +1,88 @@
+"""Translation corpora through TFDS: the built-in ``ding_de_en`` or any TFDS translation
+dataset by name (``wmt14_translate/de-en``, ``ted_hrlr_translate/pt_to_en``, …).
+
+Every corpus is prepared once as ``array_record`` and read with random access
+(``as_data_source``), which needs no TensorFlow. Building a catalog dataset such as
+WMT does need TensorFlow and the internet the first time; ``ding_de_en`` needs
+neither (see ``ding_de_en.py`` for where it finds its file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import tensorflow_datasets as tfds
+
+from attention_research.tasks.translation import ding_de_en  # registers the builder
+
+SPLITS = ("train", "validation", "test")
+
+
+@dataclass
+class Corpus:
+    """One prepared translation dataset: its splits and which field is which language."""
+
+    name: str
+    source_language: str
+    target_language: str
+    splits: dict  # split name -> random-access source of {language: text} records
+    data_dir: Path  # where the prepared files are (the subword model is cached here)
+
+    def pair(self, split: str, index: int) -> tuple[str, str]:
+        record = self.splits[split][index]
+        return _text(record[self.source_language]), _text(record[self.target_language])
+
+    def texts(self, split: str, language: str) -> list[str]:
+        return [_text(record[language]) for record in self.splits[split]]
+
+
+def _text(value) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def load(name: str, data_dir: str | None = None, data_path: str | None = None,
+         source_language: str = "", target_language: str = "",
+         splits: Sequence[str] = SPLITS) -> Corpus:
+    """Prepare (once) and open a translation dataset.
+
+    ``data_path`` is the Ding file for ``ding_de_en``. The languages default to the
+    dataset's supervised keys (source, target). Unknown names and languages are
+    refused with the valid choices.
+    """
+    kwargs = {"data_dir": data_dir, "file_format": "array_record"}
+    if name == "ding_de_en":
+        kwargs["source_path"] = data_path or None
+    elif data_path:
+        raise ValueError(f"task.data_path is for ding_de_en only; {name!r} is a TFDS "
+                         "catalog dataset and finds its own data")
+    try:
+        builder = tfds.builder(name, **kwargs)
+    except tfds.core.registered.DatasetNotFoundError as error:
+        raise ValueError(f"unknown translation dataset {name!r}: {error}") from error
+    if not _prepared(builder):
+        builder.download_and_prepare()
+    keys = builder.info.supervised_keys or ()
+    languages = list(getattr(builder.info.features, "languages", None) or keys)
+    source_language = source_language or (keys[0] if keys else "")
+    target_language = target_language or (keys[1] if keys else "")
+    for role, language in (("source", source_language), ("target", target_language)):
+        if language not in languages:
+            raise ValueError(f"{name} has no {role} language {language!r}; valid choices: "
+                             f"{', '.join(languages)}")
+    available = set(builder.info.splits)
+    missing = [split for split in splits if split not in available]
+    if missing:
+        raise ValueError(f"{name} has no split(s) {', '.join(missing)}; it has "
+                         f"{', '.join(sorted(available))}")
+    return Corpus(name, source_language, target_language,
+                  {split: builder.as_data_source(split) for split in splits},
+                  Path(builder.data_dir))
+
+
+def _prepared(builder) -> bool:
+    return (Path(builder.data_dir) / "dataset_info.json").is_file()
+
+
+__all__ = ["Corpus", "SPLITS", "ding_de_en", "load"]

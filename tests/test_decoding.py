@@ -1,0 +1,105 @@
+"""Beam search: exact against exhaustive search on tiny models, equal to greedy at K=1."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from attention_research import models, tasks
+from attention_research.decoding import beam_search, greedy_decode, length_penalty
+from configs import additive, transformer
+
+SYMBOLS = 2  # outputs are EOS and two symbols: few enough to enumerate every sequence
+VOCAB = tasks.vocab_size(SYMBOLS)
+MAX_LENGTH = 4
+
+
+def _model(family):
+    config = (transformer.get_config("score=scaled_dot") if family == "transformer"
+              else additive.get_config())
+    config.model.hidden_size = 8 if family == "rnn" else 16
+    config.model.embed_dim = 8
+    config.model.ff_dim = 16
+    config.model.attention.dim = 8
+    config.task.eval_max_length = 6
+    return models.make_model(config, VOCAB, VOCAB)
+
+
+@pytest.fixture(scope="module", params=["rnn", "transformer"])
+def tiny_model(request):
+    model = _model(request.param)
+    batch = tasks.sample_batch(jax.random.PRNGKey(3), "reverse", 3, SYMBOLS, 2, 5)
+    # Large random weights make peaked, order-dependent distributions: a real search.
+    # The init seeds are ones whose sources end at different lengths (1 and 4 tokens).
+    seed = {"rnn": 5, "transformer": 3}[request.param]
+    params = model.init(jax.random.PRNGKey(seed), batch.source, batch.target_inputs)["params"]
+    params = jax.tree_util.tree_map(lambda p: 3.0 * p, params)
+    return model, params, batch.source
+
+
+def _complete_hypotheses():
+    """Every output a decoder can give: ends with EOS, or fills MAX_LENGTH without one."""
+    outputs = [tasks.EOS] + [tasks.NUM_SPECIAL + s for s in range(SYMBOLS)]
+    symbols = outputs[1:]
+    for length in range(1, MAX_LENGTH + 1):
+        for body in itertools.product(symbols, repeat=length - 1):
+            yield list(body) + [tasks.EOS]
+    yield from (list(seq) for seq in itertools.product(symbols, repeat=MAX_LENGTH))
+
+
+def _exhaustive_best(model, params, source, alpha):
+    """Best hypothesis per source by log P / lp(|Y|), scoring each by teacher forcing."""
+    hypotheses = list(_complete_hypotheses())
+    best = []
+    for row in range(source.shape[0]):
+        targets = np.full((len(hypotheses), MAX_LENGTH), tasks.PAD, np.int32)
+        for i, hypothesis in enumerate(hypotheses):
+            targets[i, :len(hypothesis)] = hypothesis
+        inputs = np.concatenate([np.full((len(hypotheses), 1), tasks.BOS), targets[:, :-1]], 1)
+        inputs = np.where(inputs == tasks.EOS, tasks.PAD, inputs)
+        sources = np.repeat(np.asarray(source[row:row + 1]), len(hypotheses), 0)
+        logits, _ = model.apply({"params": params}, sources, inputs)
+        logits = logits.at[..., jnp.array([tasks.PAD, tasks.BOS])].set(-jnp.inf)
+        token_logp = np.take_along_axis(np.asarray(jax.nn.log_softmax(logits)),
+                                        targets[..., None], -1)[..., 0]
+        lengths = np.array([len(h) for h in hypotheses])
+        real = np.arange(MAX_LENGTH)[None, :] < lengths[:, None]
+        scores = np.where(real, token_logp, 0.0).sum(1) / np.asarray(length_penalty(lengths, alpha))
+        best.append((targets[np.argmax(scores)], scores.max()))
+    return best
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_a_wide_beam_finds_the_exhaustive_best(tiny_model, alpha):
+    model, params, source = tiny_model
+    # 2^(MAX_LENGTH-1) = 8 alive prefixes at most: a beam of 8 never prunes one.
+    tokens, weights, scores = jax.jit(
+        lambda p, s: beam_search(model, p, s, MAX_LENGTH, beam_size=8, alpha=alpha))(
+            params, source)
+    for row, (expected, expected_score) in enumerate(_exhaustive_best(model, params, source,
+                                                                      alpha)):
+        np.testing.assert_array_equal(np.asarray(tokens[row]), expected)
+        assert float(scores[row]) == pytest.approx(float(expected_score), rel=1e-4, abs=1e-4)
+    assert weights.shape == (source.shape[0], MAX_LENGTH, source.shape[1])
+
+
+def test_beam_of_one_without_penalty_is_greedy(tiny_model):
+    model, params, source = tiny_model
+    greedy, _ = greedy_decode(model, params, source, MAX_LENGTH)
+    beam, _, _ = beam_search(model, params, source, MAX_LENGTH, beam_size=1, alpha=0.0)
+    np.testing.assert_array_equal(np.asarray(beam), np.asarray(greedy))
+
+
+def test_a_finished_hypothesis_does_not_stop_the_others(tiny_model):
+    """Rows decode independently: a row alone gives the same output as in the batch,
+    even when other rows finish earlier or later."""
+    model, params, source = tiny_model
+    together, _, _ = beam_search(model, params, source, MAX_LENGTH, beam_size=3, alpha=0.6)
+    lengths = (np.asarray(together) != tasks.PAD).sum(1)
+    for row in range(source.shape[0]):
+        alone, _, _ = beam_search(model, params, source[row:row + 1], MAX_LENGTH,
+                                  beam_size=3, alpha=0.6)
+        np.testing.assert_array_equal(np.asarray(alone[0]), np.asarray(together[row]))
+    assert len(set(lengths.tolist())) > 1  # the rows really do finish at different steps
