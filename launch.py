@@ -94,10 +94,11 @@ def main(argv):
     except (ConfigError, ConfigMismatchError, CheckpointError) as error:
         raise SystemExit(f"error: {error}")
     for member in summary["members"]:
+        wanted = ("seq_acc", "/bleu", "/chrf")
         final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"
-                          for k, v in member["final"].items() if "seq_acc" in k)
+                          for k, v in member["final"].items() if any(w in k for w in wanted))
         print(f"member {member['member']} (seed {member['seed']}): {final}")
-        solved = member["time_to_seq_acc_0.99_s"]
+        solved = member.get("time_to_seq_acc_0.99_s")
         if solved is not None:
             print(f"  reached 0.99 sequence accuracy on seen lengths at step "
                   f"{member['first_step_seq_acc_0.99']}, {solved:.1f} s after start")

@@ -56,20 +56,39 @@ def _validate_transformer(model, score: str):
              "model.attention.score=scaled_dot or model.fused_attention=False")
 
 
+def _validate_translation(task, train):
+    _require(task.vocab_size >= 16, f"task.vocab_size must be >= 16, got {task.vocab_size}")
+    buckets = list(task.length_buckets)
+    _require(bool(buckets) and all(b >= 2 for b in buckets) and buckets == sorted(set(buckets)),
+             f"task.length_buckets must be increasing widths >= 2, got {tuple(buckets)}")
+    _require(task.eval_max_length >= buckets[-1],
+             f"task.eval_max_length ({task.eval_max_length}) must be >= the longest "
+             f"training bucket ({buckets[-1]})")
+    for field in ("eval_batch_size", "beam_size"):
+        _require(task[field] >= 1, f"task.{field} must be >= 1, got {task[field]}")
+    _require(task.length_penalty >= 0, f"task.length_penalty must be >= 0, got "
+             f"{task.length_penalty}")
+    _choice(task.eval_split, ("validation", "test"), "task.eval_split")
+    _require(task.num_samples >= 0, "task.num_samples must be >= 0")
+
+
 def validate(config):
     """Raise ConfigError naming the field, the value and what is allowed."""
     task, model, train = config.task, config.model, config.train
     _require(config.max_cohort_members >= 0,
              f"max_cohort_members must be >= 0 (0: no limit), got {config.max_cohort_members}")
-    _choice(task.name, tasks.TASKS, "task.name")
-    _require(task.num_symbols >= 1, f"task.num_symbols must be >= 1, got {task.num_symbols}")
-    _require(1 <= task.train_min_length <= task.train_max_length,
-             f"need 1 <= task.train_min_length <= task.train_max_length, got "
-             f"{task.train_min_length} and {task.train_max_length}")
-    _require(task.eval_max_length >= task.train_max_length,
-             f"task.eval_max_length ({task.eval_max_length}) must be >= "
-             f"task.train_max_length ({task.train_max_length})")
-    _require(task.eval_examples_per_length >= 1, "task.eval_examples_per_length must be >= 1")
+    _choice(task.name, (*tasks.TASKS, "translation"), "task.name")
+    if task.name == "translation":
+        _validate_translation(task, train)
+    else:
+        _require(task.num_symbols >= 1, f"task.num_symbols must be >= 1, got {task.num_symbols}")
+        _require(1 <= task.train_min_length <= task.train_max_length,
+                 f"need 1 <= task.train_min_length <= task.train_max_length, got "
+                 f"{task.train_min_length} and {task.train_max_length}")
+        _require(task.eval_max_length >= task.train_max_length,
+                 f"task.eval_max_length ({task.eval_max_length}) must be >= "
+                 f"task.train_max_length ({task.train_max_length})")
+        _require(task.eval_examples_per_length >= 1, "task.eval_examples_per_length must be >= 1")
 
     _choice(model.family, models.MODELS, "model.family")
     _choice(model.cell, models.CELLS, "model.cell")

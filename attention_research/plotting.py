@@ -31,12 +31,18 @@ def token_labels(tokens):
     return [_SPECIAL.get(int(t), str(int(t) - tasks.NUM_SPECIAL)) for t in tokens]
 
 
-def attention_heatmaps(path, examples, title: str):
+def attention_heatmaps(path, examples, title: str, labels=None):
     """Heat maps of held-out examples: source on x, decoded target on y, a colour bar each.
 
     ``examples``: dicts with 'source', 'output' (token arrays, padding included),
-    'weights' [T, S] and 'correct' (bool).
+    'weights' [T, S] and 'correct' (bool, or None when there is no single right
+    answer). ``labels`` maps a token id to its text (e.g. a subword piece).
     """
+    def names(tokens):
+        if labels is None:
+            return token_labels(tokens)
+        return [_SPECIAL.get(int(t)) or labels(int(t)) for t in tokens]
+
     columns = min(2, len(examples))
     rows = -(-len(examples) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6 * rows), squeeze=False)
@@ -50,19 +56,20 @@ def attention_heatmaps(path, examples, title: str):
         image = ax.imshow(weights, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         small = 6 if len(source) > 30 else 8
-        ax.set_xticks(range(len(source)), token_labels(source), fontsize=small, rotation=90)
-        ax.set_yticks(range(len(output)), token_labels(output), fontsize=small)
+        ax.set_xticks(range(len(source)), names(source), fontsize=small, rotation=90)
+        ax.set_yticks(range(len(output)), names(output), fontsize=small)
         ax.set_xlabel("source")
-        ax.set_ylabel("output (greedy)")
-        verdict = "correct" if example["correct"] else "wrong"
-        ax.set_title(f"length {len(source)} ({verdict})", fontsize=10)
+        ax.set_ylabel("output")
+        verdict = {True: " (correct)", False: " (wrong)", None: ""}[example["correct"]]
+        ax.set_title(f"length {len(source)}{verdict}", fontsize=10)
     for ax in list(axes.flat)[len(examples):]:
         ax.axis("off")
     _save(fig, path, title)
 
 
-def learning_curves(path, records, title: str):
-    """Training loss and held-out sequence accuracy against the step, per member."""
+def learning_curves(path, records, title: str, score: str = "seq_acc"):
+    """Training loss and a held-out score (``eval/<score>/…``: sequence accuracy, or
+    BLEU for translation) against the step, per member."""
     fig, (loss_ax, acc_ax) = plt.subplots(1, 2, figsize=(11, 4))
     members = sorted({r["member"] for r in records})
     for member in members:
@@ -70,16 +77,34 @@ def learning_curves(path, records, title: str):
         train = [(r["step"], r["train/loss"]) for r in mine if "train/loss" in r]
         if train:
             loss_ax.plot(*zip(*train), label=f"member {member}" if len(members) > 1 else "train")
-        evals = [r for r in mine if any(k.startswith("eval/seq_acc/") for k in r)]
-        for key in sorted({k for r in evals for k in r if k.startswith("eval/seq_acc/")}):
+        prefix = f"eval/{score}/"
+        evals = [r for r in mine if any(k.startswith(prefix) for k in r)]
+        for key in sorted({k for r in evals for k in r if k.startswith(prefix)}):
             points = [(r["step"], r[key]) for r in evals if r.get(key) is not None]
-            label = key.removeprefix("eval/seq_acc/")
+            label = key.removeprefix(prefix)
             acc_ax.plot(*zip(*points), marker="o",
                         label=label if len(members) == 1 else f"{label}, member {member}")
     loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
-    acc_ax.set(xlabel="step", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
-               title="held-out sequence accuracy")
+    if score == "seq_acc":
+        acc_ax.set(xlabel="step", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
+                   title="held-out sequence accuracy")
+    else:
+        acc_ax.set(xlabel="step", ylabel=f"greedy {score.upper()}", title=f"held-out {score}")
     _save(fig, path, title, axes=(loss_ax, acc_ax))
+
+
+def bleu_by_length(path, scores, title: str):
+    """BLEU per source-length bucket, one line per label (Bahdanau et al. 2015, Fig. 2).
+
+    ``scores``: {label: {bucket: {'bleu': …, 'count': n}}}, buckets in order."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, buckets in scores.items():
+        names = list(buckets)
+        ax.plot(range(len(names)), [buckets[n]["bleu"] for n in names], marker="o", label=label)
+        ax.set_xticks(range(len(names)),
+                      [f"{n}\n({buckets[n]['count']})" for n in names], fontsize=8)
+    ax.set(xlabel="source length in words (sentences)", ylabel="BLEU", title=title)
+    _save(fig, path, axes=(ax,))
 
 
 def accuracy_by_length(path, accuracies, train_max_length: int, title: str):

@@ -86,7 +86,71 @@ def markdown(rows, buckets, elapsed_s: float) -> str:
               f"{elapsed_s:.0f} s of wall time.\n")
 
 
+def translation_rows(members, summaries) -> list[dict]:
+    """One flat row per member of a translation sweep: final scores, BLEU by length."""
+    rows = []
+    for member, summary in zip(members, summaries):
+        entry = summary["members"][0]
+        row = {"member": member.name, "setting": _setting(member), "seed": entry["seed"],
+               "steps": summary["steps"], "wall_time_s": summary["wall_time_s"]}
+        row.update({k.removeprefix("eval/"): v for k, v in entry["final"].items()})
+        row.update({f"bleu_len{k}": v["bleu"] for k, v in entry["bleu_by_length"].items()})
+        rows.append(row)
+    return rows
+
+
+def translation_markdown(rows, split: str, elapsed_s: float) -> str:
+    settings = list(dict.fromkeys(r["setting"] for r in rows))
+    lengths = list(dict.fromkeys(k for r in rows for k in r if k.startswith("bleu_len")))
+    header = (["setting", "seeds", f"BLEU ({split})", f"chrF ({split})", "validation loss"]
+              + [f"BLEU, {k.removeprefix('bleu_len')} words" for k in lengths])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for setting in settings:
+        mine = [r for r in rows if r["setting"] == setting]
+        cells = [setting, str(len(mine))]
+        cells += [_mean_spread([r.get(k) for r in mine]) for k in
+                  (f"{split}/bleu", f"{split}/chrf", "loss/validation", *lengths)]
+        lines.append("| " + " | ".join(cells) + " |")
+    best = max(settings, key=lambda s: np.mean([r[f"{split}/bleu"] for r in rows
+                                                if r["setting"] == s]))
+    return ("Mean over seeds, (min–max) in brackets. BLEU and chrF by sacrebleu on "
+            "detokenised output; source length in words.\n\n" + "\n".join(lines)
+            + f"\n\nBest BLEU: **{best}**. {len(rows)} members, {elapsed_s:.0f} s of "
+              "wall time.\n")
+
+
+def write_translation_report(workdir, members, summaries, elapsed_s: float):
+    workdir = Path(workdir)
+    rows = translation_rows(members, summaries)
+    split = summaries[0]["decoding"]["split"]
+    (workdir / "summary.md").write_text(f"# {workdir.name}\n\n"
+                                        + translation_markdown(rows, split, elapsed_s))
+    _write_csv(workdir / "summary.csv", rows)
+    plots = workdir / "plots"
+    plots.mkdir(exist_ok=True)
+    by_setting = {}
+    for member, summary in zip(members, summaries):
+        by_setting.setdefault(_setting(member), []).append(summary["members"][0]["bleu_by_length"])
+    mean_by_setting = {
+        setting: {bucket: {"bleu": float(np.mean([r[bucket]["bleu"] for r in runs])),
+                           "count": runs[0][bucket]["count"]} for bucket in runs[0]}
+        for setting, runs in by_setting.items()}
+    plotting.bleu_by_length(plots / "bleu_by_length.png", mean_by_setting,
+                            f"{workdir.name}: BLEU by source length ({split})")
+
+
+def _write_csv(path, rows):
+    buffer = io.StringIO()
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(buffer.getvalue())
+
+
 def write_sweep_report(workdir, members, summaries, elapsed_s: float):
+    if summaries[0]["task"] == "translation":
+        return write_translation_report(workdir, members, summaries, elapsed_s)
     workdir = Path(workdir)
     records = [[json.loads(line) for line in
                 (member.workdir / "metrics.jsonl").read_text().splitlines()]
@@ -95,12 +159,7 @@ def write_sweep_report(workdir, members, summaries, elapsed_s: float):
     buckets = summary_buckets(summaries[0])
     (workdir / "summary.md").write_text(f"# {workdir.name}\n\n" + markdown(rows, buckets,
                                                                           elapsed_s))
-    buffer = io.StringIO()
-    fields = list(dict.fromkeys(k for r in rows for k in r))
-    writer = csv.DictWriter(buffer, fieldnames=fields)
-    writer.writeheader()
-    writer.writerows(rows)
-    (workdir / "summary.csv").write_text(buffer.getvalue())
+    _write_csv(workdir / "summary.csv", rows)
     plots = workdir / "plots"
     plots.mkdir(exist_ok=True)
     by_setting = {}

@@ -12,7 +12,7 @@ import ml_collections
 
 # Structural choices a config argument may set, with their valid values.
 ARGUMENTS = {
-    "task": ("reverse", "copy"),
+    "task": ("reverse", "copy", "translation"),
     "cell": ("lstm", "gru"),
     "style": ("luong", "bahdanau"),
 }
@@ -39,8 +39,7 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     config = ml_collections.ConfigDict()
     config.name = "base"  # shown in plot titles and summaries
     config.seed = 0  # the member's seed: parameters, batches and dropout all derive from it
-    # Sweeps: split cohorts larger than this (0: no limit). 1 trains members one by one,
-    # the way around the CPU deadlock of default-size cohorts described in the README.
+    # Sweeps: split cohorts larger than this (0: no limit), e.g. to bound memory.
     config.max_cohort_members = 0
 
     config.task = task = ml_collections.ConfigDict()
@@ -97,4 +96,41 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
     train.num_heatmaps = 4  # held-out examples drawn as attention heat maps
+    if task.name == "translation":
+        use_translation(config)
     return config
+
+
+def use_translation(config):
+    """The translation task and defaults sized for ding_de_en on a CPU."""
+    task = config.task
+    for field in ("num_symbols", "train_min_length", "train_max_length",
+                  "eval_examples_per_length", "eval_seed"):
+        del task[field]  # synthetic-only
+    task.dataset = "ding_de_en"  # ding_de_en, or any TFDS translation dataset (wmt14_translate/de-en)
+    task.data_dir = ""  # TFDS data directory ('': TFDS's default, ~/tensorflow_datasets)
+    task.data_path = ""  # ding_de_en's file ('': manual dir, /usr/share/trans/de-en, download)
+    task.source_language = ""  # '': the dataset's supervised keys (ding_de_en: de -> en)
+    task.target_language = ""
+    task.vocab_size = 2000  # SentencePiece pieces, one model for both languages
+    task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped
+    task.data_seed = 0  # order of the length buckets, shared by a cohort's members
+    task.eval_max_length = 128  # held-out sources and references are cut to this many pieces
+    task.eval_batch_size = 128  # sentences per evaluation batch
+    task.eval_split = "test"  # the split the final BLEU is measured on
+    task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
+    task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
+    task.num_samples = 8  # sample translations (and heat maps) written with the summary
+    model, train = config.model, config.train
+    model.embed_dim = 128
+    model.hidden_size = 128
+    model.attention.dim = 128
+    model.dropout = 0.2
+    train.batch_size = 64
+    train.num_steps = 3000  # about 10 epochs of ding_de_en
+    train.learning_rate = 2e-3
+    train.warmup_steps = 200
+    train.steps_per_call = 10
+    train.log_every = 50
+    train.eval_every = 1000
+    train.checkpoint_every = 1000

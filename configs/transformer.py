@@ -5,6 +5,7 @@ default; dot, general, additive or cosine as ablations.
     python launch.py --config=configs/transformer.py
     python launch.py --config=configs/transformer.py:score=additive
     python launch.py --config=configs/transformer.py:task=copy,score=dot
+    python launch.py --config=configs/transformer.py:task=translation
 """
 
 from configs import base
@@ -24,4 +25,8 @@ def get_config(arg=None):
     config.model.hidden_size = 64  # d_model
     config.model.num_layers = 2
     config.model.ff_dim = 256
+    if config.task.name == "translation":  # the size of the RNNs' translation default
+        config.model.hidden_size = 128
+        config.model.ff_dim = 512
+        config.model.dropout = 0.1
     return config

@@ -104,3 +104,24 @@ def test_launch_runs_a_sweep_file_and_prints_the_comparison(tmp_path):
     assert (tmp_path / "summary.csv").exists()
     bad = _launch("--config=experiments/benchmark_sweep.py:members=many", f"--workdir={tmp_path}/x")
     assert bad.returncode != 0 and "expected members=N" in bad.stderr
+
+
+ALL_CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.py")
+                     if p.stem not in ("__init__", "base"))
+
+
+@pytest.mark.parametrize("name", ALL_CONFIGS)
+def test_every_config_takes_task_translation(name):
+    """configs/NAME.py:task=translation validates, and its model translates a batch."""
+    import jax
+    import numpy as np
+    from attention_research import models
+    from attention_research.decoding import greedy_decode
+    config = importlib.import_module(f"configs.{name}").get_config("task=translation")
+    validate(config)
+    assert config.task.dataset == "ding_de_en" and not hasattr(config.task, "num_symbols")
+    model = models.make_model(config, 40, 40)
+    source = np.array([[5, 6, 7, 0], [8, 9, 0, 0]], np.int32)
+    params = model.init(jax.random.PRNGKey(0), source, source)["params"]
+    tokens, _ = greedy_decode(model, params, source, 6)
+    assert tokens.shape == (2, 6)

@@ -59,25 +59,30 @@ class _Cohort:
 
     def __init__(self, configs, workdirs, start_time):
         self.configs = configs
-        self.config = config = configs[0]  # every member shares the structure
+        self.config = configs[0]  # every member shares the structure
         self.start_time = start_time
         self.workdirs = [WorkDir(path) for path in workdirs]
+        self.tx = make_optimizer(self.config.train)
+        self.seeds = [c.seed for c in configs]
+        self.placement = Placement(make_mesh(self.config.mesh), len(configs))
+        self.time_offset = 0.0  # wall time spent before a resume
+        self.setup()
+
+    def setup(self):
+        """The task's part: model, held-out set, compiled functions (synthetic here)."""
+        config = self.config
         task = config.task
         vocab = tasks.vocab_size(task.num_symbols)
         self.model = models.make_model(config, vocab, vocab)
-        self.tx = make_optimizer(config.train)
-        self.seeds = [c.seed for c in configs]
         self.eval_set = tasks.make_eval_set(task.name, task.num_symbols, 1, task.eval_max_length,
                                             task.eval_examples_per_length, task.eval_seed)
         self.eval_lengths = np.asarray(self.eval_set.source_lengths)
         self.buckets = evaluation.length_buckets(task.train_max_length, task.eval_max_length)
         self.heatmap_indices = evaluation.heatmap_indices(
             self.eval_lengths, task.train_max_length, config.train.num_heatmaps)
-        self.placement = Placement(make_mesh(config.mesh), len(configs))
         self.train_call = make_train_call(self.model, self.tx, config, self.placement)
         self.evaluate = make_evaluate(self.model, task.name, self.heatmap_indices,
                                       self.placement)
-        self.time_offset = 0.0  # wall time spent before a resume
 
     @property
     def is_writer(self):
@@ -86,8 +91,31 @@ class _Cohort:
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
 
+    def example_batch(self):
+        return jax.tree_util.tree_map(lambda x: x[:1], self.eval_set)
+
+    def start_training(self, state, step, progress: bool):
+        """A function (state, step) -> (state, call sums) that runs one train call."""
+        compile_start = time.time()
+        train_call = self.train_call.lower(state).compile()
+        if self.is_writer and progress:
+            print(f"compiled the train step of {len(self.configs)} member(s) in "
+                  f"{time.time() - compile_start:.1f} s")
+        return lambda state, step: train_call(state)
+
+    def progress_line(self, metrics) -> str:
+        seen = self.buckets[0][0]
+        return ", ".join(f"{k.removeprefix('eval/')}={v:.4f}" for k, v in metrics.items()
+                         if "seq_acc" in k or ("align" in k and seen in k))
+
+    def finish(self, step, state, results):
+        """Plots and summaries at the end of training; returns the summaries."""
+        del state  # the held-out evaluation in ``results`` is the final one
+        self.plot(step, results)
+        return self.summarise(step, results)
+
     def initial_state(self):
-        example = jax.tree_util.tree_map(lambda x: x[:1], self.eval_set)
+        example = self.example_batch()
         return create_train_state(self.model, self.tx, example, self.seeds,
                                   member_hyperparams(self.configs), self.placement.members)
 
@@ -188,18 +216,18 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     """
     for config in configs:
         validate(config)
-    cohort = _Cohort(configs, workdirs, time.time() if start_time is None else start_time)
+    cohort_class = _Cohort
+    if configs[0].task.name == "translation":
+        from attention_research.training.translation import TranslationCohort
+        cohort_class = TranslationCohort
+    cohort = cohort_class(configs, workdirs, time.time() if start_time is None else start_time)
     for config, workdir in zip(configs, cohort.workdirs):
         workdir.check_or_write_config(config)
     checkpoints = Checkpoints(checkpoint_dir)
     train_config = cohort.config.train
     try:
         state, step = cohort.resume(checkpoints)
-        compile_start = time.time()
-        train_call = cohort.train_call.lower(state).compile()
-        if cohort.is_writer and progress:
-            print(f"compiled the train step of {len(configs)} member(s) in "
-                  f"{time.time() - compile_start:.1f} s")
+        train_call = cohort.start_training(state, step, progress)
         bar = tqdm(total=train_config.num_steps, initial=step, unit="step", dynamic_ncols=True,
                    disable=not (progress and cohort.is_writer))
         results = None
@@ -207,7 +235,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
             cohort.run_eval(0, state)
         pending, last_log_time = [], time.time()
         while step < train_config.num_steps:
-            state, metrics = train_call(state)
+            state, metrics = train_call(state, step)
             pending.append(metrics)
             step += train_config.steps_per_call
             bar.update(train_config.steps_per_call)
@@ -219,11 +247,8 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                                 tok_s=f"{rows[0]['train/tokens_per_s']:.0f}")
             if step % train_config.eval_every == 0 or step == train_config.num_steps:
                 results = cohort.run_eval(step, state)
-                seen = cohort.buckets[0][0]
-                bar.write(f"step {step}: " + ", ".join(
-                    f"{k.removeprefix('eval/')}={v:.4f}" for k, v in results[0]["metrics"].items()
-                    if "seq_acc" in k or ("align" in k and seen in k))
-                    + (f" (member 0 of {len(configs)})" if len(configs) > 1 else ""))
+                bar.write(f"step {step}: " + cohort.progress_line(results[0]["metrics"])
+                          + (f" (member 0 of {len(configs)})" if len(configs) > 1 else ""))
                 last_log_time = time.time()  # evaluation time is not training throughput
             if step % train_config.checkpoint_every == 0 or step == train_config.num_steps:
                 checkpoints.save(step, state)
@@ -232,8 +257,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
         bar.close()
         if results is None:  # resumed a finished run: evaluate again, already logged
             results = cohort.run_eval(step, state, log=False)
-        cohort.plot(step, results)
-        summaries = cohort.summarise(step, results)
+        summaries = cohort.finish(step, state, results)
     finally:
         checkpoints.close()
         for workdir in cohort.workdirs:

@@ -45,6 +45,9 @@ class Placement:
         self.members = NamedSharding(mesh, P("member") if self.shard_members else P())
         self.replicated = NamedSharding(mesh, P())
         self.data = NamedSharding(mesh, P("data"))
+        # Pipeline batches [M, steps, B, L]: members as the state, rows over 'data'.
+        self.host_batches = NamedSharding(
+            mesh, P("member" if self.shard_members else None, None, "data"))
 
     def split_batch(self, batch):
         """Inside the vmapped step: this member's batch over the 'data' devices."""

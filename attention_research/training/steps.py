@@ -12,7 +12,7 @@ import optax
 
 from attention_research import tasks
 from attention_research.attention import entropy
-from attention_research.decoding import greedy_decode
+from attention_research.decoding import beam_search, greedy_decode
 from attention_research.training import reinforce
 from attention_research.training.state import (
     BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM, TrainState, member_key)
@@ -26,11 +26,14 @@ def token_statistics(logits, targets):
     return (jnp.sum(nll * mask, axis=1), jnp.sum(correct, axis=1), jnp.sum(mask, axis=1))
 
 
-def make_train_call(model, tx, config, placement):
+def make_train_call(model, tx, config, placement, host_batches: bool = False):
     """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState.
 
     The member axis is sharded as ``placement`` says (a ``mesh.Placement``); each
-    member's batch is split over the mesh's 'data' devices.
+    member's batch is split over the mesh's 'data' devices. Synthetic tasks sample
+    their batches inside the step (``train_call(state)``); with ``host_batches`` the
+    batches come from the input pipeline (``train_call(state, batches)``, a Batch of
+    [M, steps_per_call, B, L] arrays, see ``placement.host_batches``).
     """
     task, train = config.task, config.train
     hard = config.model.attention.hard if config.model.attention.alignment == "hard" else None
@@ -55,10 +58,11 @@ def make_train_call(model, tx, config, placement):
         # The reported loss is the NLL alone, comparable across formulations.
         return loss, (jnp.sum(nll * mask) / tokens, correct, tokens, baseline)
 
-    def train_step(state: TrainState, _):
-        batch = tasks.sample_batch(member_key(state.seed, BATCH_STREAM, state.step), task.name,
-                                   train.batch_size, task.num_symbols, task.train_min_length,
-                                   task.train_max_length)
+    def train_step(state: TrainState, batch):
+        if batch is None:
+            batch = tasks.sample_batch(member_key(state.seed, BATCH_STREAM, state.step),
+                                       task.name, train.batch_size, task.num_symbols,
+                                       task.train_min_length, task.train_max_length)
         batch = placement.split_batch(batch)
         rngs = {"dropout": member_key(state.seed, DROPOUT_STREAM, state.step),
                 "sample": member_key(state.seed, SAMPLE_STREAM, state.step)}
@@ -69,13 +73,15 @@ def make_train_call(model, tx, config, placement):
                               opt_state=opt_state, reward_baseline=baseline)
         return state, {"loss": nll, "correct": correct, "tokens": tokens}
 
-    def train_call(state: TrainState):
-        state, metrics = jax.lax.scan(train_step, state, None, length=train.steps_per_call)
+    def train_call(state: TrainState, batches=None):
+        state, metrics = jax.lax.scan(train_step, state, batches, length=train.steps_per_call)
         # Sums over the call; loss is a sum of per-step means (divide by steps).
         return state, jax.tree_util.tree_map(jnp.sum, metrics)
 
+    in_shardings = (placement.members, placement.host_batches) if host_batches else (
+        placement.members,)
     return jax.jit(jax.vmap(train_call, spmd_axis_name=placement.member_axis),
-                   in_shardings=(placement.members,),
+                   in_shardings=in_shardings,
                    out_shardings=(placement.members, placement.replicated))
 
 
@@ -111,5 +117,36 @@ def make_evaluate(model, task_name: str, heatmap_indices, placement):
 
     return jax.jit(jax.vmap(evaluate_member, in_axes=(0, None),
                             spmd_axis_name=placement.member_axis),
+                   in_shardings=(placement.members, placement.replicated),
+                   out_shardings=placement.replicated)
+
+
+def make_teacher_forced(model, placement):
+    """jit(vmap(per-example nll, correct and count)) over members, for a shared batch."""
+    def member_stats(params, batch: tasks.Batch):
+        logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+        nll, correct, count = token_statistics(logits, batch.targets)
+        return {"nll": nll, "correct": correct, "count": count}
+
+    return jax.jit(jax.vmap(member_stats, in_axes=(0, None),
+                            spmd_axis_name=placement.member_axis),
+                   in_shardings=(placement.members, placement.replicated),
+                   out_shardings=placement.replicated)
+
+
+def make_translate(model, placement, beam_size: int, alpha: float):
+    """jit(vmap(decode)) over members: greedy (beam_size 1) or beam search.
+
+    ``translate(params, source, max_length)`` -> tokens [M, B, T], weights [M, B, T, S].
+    """
+    def member_translate(params, source, max_length):
+        if beam_size == 1:
+            return greedy_decode(model, params, source, max_length)
+        tokens, weights, _ = beam_search(model, params, source, max_length, beam_size, alpha)
+        return tokens, weights
+
+    return jax.jit(jax.vmap(member_translate, in_axes=(0, None, None),
+                            spmd_axis_name=placement.member_axis),
+                   static_argnums=2,
                    in_shardings=(placement.members, placement.replicated),
                    out_shardings=placement.replicated)

@@ -1,0 +1,32 @@
+"""German→English on ding_de_en: no attention against the attention formulations and
+the Transformer, same budget (steps, batch, sizes), one seed each — the comparison of
+Luong et al. 2015, Table 4, on a small corpus and a CPU.
+
+    python launch.py --config=experiments/translation_de_en.py
+
+summary.md: BLEU and chrF on the test split (beam search) and BLEU by source length;
+plots/bleu_by_length.png: Bahdanau et al.'s Figure 2 for translation.
+"""
+
+from attention_research import sweeps
+from configs import base, transformer
+
+SCORE = "config.model.attention.score"
+TRANSFORMER = transformer.get_config("task=translation").model
+
+
+def get_config():
+    config = base.get_config("task=translation")
+    config.name = "translation_de_en"
+    return config
+
+
+def get_sweep():
+    rnn = [{SCORE: score} for score in ("none", "additive", "dot", "general", "location",
+                                        "cosine")]
+    rnn.append({SCORE: "additive", "config.model.attention.alignment": "local_p"})
+    return rnn + [{"config.model.family": "transformer", SCORE: "scaled_dot",
+                   "config.model.attention.num_heads": TRANSFORMER.attention.num_heads,
+                   "config.model.num_layers": TRANSFORMER.num_layers,
+                   "config.model.ff_dim": TRANSFORMER.ff_dim,
+                   "config.model.dropout": TRANSFORMER.dropout}]
