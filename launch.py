@@ -86,7 +86,7 @@ def main(argv):
     try:
         sweep = load_sweep(spec)
         if sweep is not None:
-            run_sweep(config, sweep, workdir, start_time=START_TIME)
+            run_sweep(config, sweep, workdir)
             if jax.process_index() == 0:
                 print((Path(workdir) / "summary.md").read_text())
             return

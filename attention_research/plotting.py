@@ -8,6 +8,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from cycler import cycler  # noqa: E402
+
+# tab10's colours, then their light variants: sweeps compare more than ten settings.
+plt.rcParams["axes.prop_cycle"] = cycler(color=plt.cm.tab20.colors[::2]
+                                         + plt.cm.tab20.colors[1::2])
 
 from attention_research import tasks  # noqa: E402
 
@@ -18,11 +23,14 @@ def _save(fig, path, title=None, axes=(), legend_size=8):
     """Grid and legend on ``axes``, the title, then write the figure and free it."""
     for ax in axes:
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=legend_size)
+        if len(ax.get_legend_handles_labels()[0]) > 8:  # many settings: beside the axes
+            ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:
+            ax.legend(fontsize=legend_size)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90, bbox_inches="tight")  # keeps a legend beside the axes
     plt.close(fig)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research import plotting
+from attention_research import plotting, sweeps
 
 
 def _setting(member) -> str:
@@ -58,6 +58,18 @@ def _mean_spread(values):
     return f"{np.mean(values):.3f} ({min(values):.3f}–{max(values):.3f})"
 
 
+def training_seconds(members, summaries) -> float:
+    """Wall time of the training, summed over cohorts (each cohort's longest member):
+    the same whether the sweep ran in one go or was resumed."""
+    by_index = {m.index: s for m, s in zip(members, summaries)}
+    groups = sweeps.cohorts(members, members[0].config.max_cohort_members)
+    return sum(max(by_index[m.index]["wall_time_s"] for m in group) for group in groups)
+
+
+def _without_task(setting: str) -> str:
+    return "_".join(p for p in setting.split("_") if not p.startswith("task-")) or "base"
+
+
 def markdown(rows, buckets, elapsed_s: float) -> str:
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     at_start = f"attn_entropy/{buckets[0]}@step0"
@@ -77,13 +89,17 @@ def markdown(rows, buckets, elapsed_s: float) -> str:
         if with_start:
             cells.append(_mean_spread([r.get(at_start) for r in mine]))
         lines.append("| " + " | ".join(cells) + " |")
-    best = max(settings, key=lambda s: np.mean([r[f"seq_acc/{buckets[-1]}"] for r in rows
-                                                if r["setting"] == s]))
+    best = []
+    for task in dict.fromkeys(r["task"] for r in rows):
+        mine = [s for s in settings if any(r["setting"] == s and r["task"] == task for r in rows)]
+        winner = max(mine, key=lambda s: np.mean([r[f"seq_acc/{buckets[-1]}"] for r in rows
+                                                  if r["setting"] == s]))
+        best.append(f"{task}: **{_without_task(winner)}**")
     return ("Mean over seeds, (min–max) in brackets. Sequence accuracy: greedy exact match; "
             f"alignment accuracy: attention argmax on the right source position.\n\n"
             + "\n".join(lines)
-            + f"\n\nBest on {buckets[-1]}: **{best}**. {len(rows)} members, "
-              f"{elapsed_s:.0f} s of wall time.\n")
+            + f"\n\nBest on {buckets[-1]}: " + "; ".join(best) + f". {len(rows)} members, "
+              f"{elapsed_s:.0f} s of training wall time (summed over cohorts).\n")
 
 
 def translation_rows(members, summaries) -> list[dict]:
@@ -116,7 +132,7 @@ def translation_markdown(rows, split: str, elapsed_s: float) -> str:
     return ("Mean over seeds, (min–max) in brackets. BLEU and chrF by sacrebleu on "
             "detokenised output; source length in words.\n\n" + "\n".join(lines)
             + f"\n\nBest BLEU: **{best}**. {len(rows)} members, {elapsed_s:.0f} s of "
-              "wall time.\n")
+              "training wall time (summed over cohorts).\n")
 
 
 def write_translation_report(workdir, members, summaries, elapsed_s: float):
@@ -148,7 +164,8 @@ def _write_csv(path, rows):
     path.write_text(buffer.getvalue())
 
 
-def write_sweep_report(workdir, members, summaries, elapsed_s: float):
+def write_sweep_report(workdir, members, summaries):
+    elapsed_s = training_seconds(members, summaries)
     if summaries[0]["task"] == "translation":
         return write_translation_report(workdir, members, summaries, elapsed_s)
     workdir = Path(workdir)
@@ -162,15 +179,20 @@ def write_sweep_report(workdir, members, summaries, elapsed_s: float):
     _write_csv(workdir / "summary.csv", rows)
     plots = workdir / "plots"
     plots.mkdir(exist_ok=True)
-    by_setting = {}
-    for member, summary in zip(members, summaries):
-        by_setting.setdefault(_setting(member), []).append(
-            {int(n): a for n, a in summary["members"][0]["seq_acc_by_length"].items()})
-    plotting.accuracy_by_length_spread(
-        plots / "seq_acc_by_length.png", by_setting,
-        members[0].config.task.train_max_length, f"{workdir.name}: accuracy by length")
-    curves = {}
-    for member, mine in zip(members, records):
-        curves.setdefault(_setting(member), []).append(mine)
-    plotting.learning_curves_spread(plots / "learning_curves.png", curves, buckets[0],
-                                    f"{workdir.name}: learning curves")
+    tasks = list(dict.fromkeys(s["task"] for s in summaries))
+    for task in tasks:  # one figure per task, so each compares like with like
+        suffix = f"_{task}" if len(tasks) > 1 else ""
+        by_setting, curves = {}, {}
+        for member, summary, mine in zip(members, summaries, records):
+            if summary["task"] != task:
+                continue
+            label = _without_task(_setting(member))
+            by_setting.setdefault(label, []).append(
+                {int(n): a for n, a in summary["members"][0]["seq_acc_by_length"].items()})
+            curves.setdefault(label, []).append(mine)
+        plotting.accuracy_by_length_spread(
+            plots / f"seq_acc_by_length{suffix}.png", by_setting,
+            members[0].config.task.train_max_length,
+            f"{workdir.name} ({task}): accuracy by length")
+        plotting.learning_curves_spread(plots / f"learning_curves{suffix}.png", curves,
+                                        buckets[0], f"{workdir.name} ({task}): learning curves")

@@ -30,10 +30,9 @@ def _finished(member: sweeps.Member):
     return summary if summary["steps"] == member.config.train.num_steps else None
 
 
-def run_sweep(base_config, sweep: list[dict], workdir, *, start_time: float | None = None,
-              progress: bool = True, hooks=()) -> list[dict]:
+def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
+              hooks=()) -> list[dict]:
     """Train every member of ``sweep`` (see ``sweeps``); returns their summaries in order."""
-    start_time = time.time() if start_time is None else start_time
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
@@ -56,5 +55,5 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, start_time: float | No
         summaries.update({m.index: s for m, s in zip(cohort, results)})
     ordered = [summaries[m.index] for m in members]
     if jax.process_index() == 0:  # one writer; the work directory is shared
-        reports.write_sweep_report(workdir, members, ordered, time.time() - start_time)
+        reports.write_sweep_report(workdir, members, ordered)
     return ordered
