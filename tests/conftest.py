@@ -53,3 +53,22 @@ def shrink(config):
 @pytest.fixture
 def tiny():
     return tiny_config
+
+
+def tiny_translation_config(data_dir, score="additive"):
+    """A translation config over a small prepared ding_de_en (see test_translation_data)."""
+    config = base.get_config("task=translation")
+    config.name = f"tiny-translation-{score}"
+    config.model.attention.score = score
+    config.task.data_dir = str(data_dir)
+    config.task.vocab_size = 100
+    config.task.length_buckets = (12, 24)
+    config.task.eval_max_length = 32
+    config.task.eval_batch_size = 32
+    config.task.beam_size = 2
+    config.task.num_samples = 4
+    config.model.update(embed_dim=8, hidden_size=16, dropout=0.0)
+    config.model.attention.dim = 8
+    config.train.update(batch_size=8, num_steps=20, warmup_steps=2, steps_per_call=5,
+                        log_every=5, eval_every=10, checkpoint_every=10)
+    return config

@@ -99,3 +99,62 @@ def test_two_processes_over_localhost_match_one_process(one_device, tmp_path):
     assert (out / "summary.md").exists()
     lines = (out / "members" / "seed-0" / "metrics.jsonl").read_text().splitlines()
     assert len(lines) == len(set(lines))  # one writer: no line twice
+
+
+TRANSLATION_SCRIPT = """
+import json, sys
+sys.path.insert(0, {root!r})
+{distributed}
+from tests.conftest import tiny_translation_config
+from attention_research import sweeps
+from attention_research.training.sweep import run_sweep
+config = tiny_translation_config({data_dir!r})
+config.mesh.member, config.mesh.data = {member}, {data}
+summaries = run_sweep(config, sweeps.axis("config.seed", range(4)), {out!r}, progress=False)
+json.dump([dict(s["members"][0]["final"]) for s in summaries],
+          open({out!r} + "/finals_{process}.json", "w"))
+"""
+
+
+@pytest.fixture(scope="module")
+def translation_data(tmp_path_factory):
+    """A small ding_de_en, prepared and with its subwords, shared by the processes."""
+    from attention_research.tasks.translation import datasets, subwords
+    from tests.test_translation_data import _write_ding_file
+    root = tmp_path_factory.mktemp("translation")
+    corpus = datasets.load("ding_de_en", data_dir=str(root / "tfds"),
+                           data_path=str(_write_ding_file(root / "de-en", count=400)))
+    subwords.train_or_load(corpus.texts("train", "de") + corpus.texts("train", "en"),
+                           corpus.data_dir, 100)
+    return root / "tfds"
+
+
+def _translation_finals(tmp_path, data_dir, devices, member, data, processes=1):
+    out, address = tmp_path / f"t{devices}_{member}x{data}_{processes}", f"127.0.0.1:{_free_port()}"
+    env = dict(os.environ, JAX_PLATFORMS="cpu",
+               XLA_FLAGS=f"--xla_force_host_platform_device_count={devices // processes}")
+    runs = []
+    for process in range(processes):
+        distributed = ("from attention_research.training.mesh import initialize_distributed\n"
+                       f"initialize_distributed({address!r}, {processes}, {process})"
+                       if processes > 1 else "")
+        code = TRANSLATION_SCRIPT.format(root=str(ROOT), distributed=distributed,
+                                         data_dir=str(data_dir), member=member, data=data,
+                                         out=str(out), process=process)
+        runs.append(subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT))
+    assert [run.wait(timeout=600) for run in runs] == [0] * processes
+    return [json.loads((out / f"finals_{p}.json").read_text()) for p in range(processes)]
+
+
+def test_translation_batches_shard_over_devices_and_processes(translation_data, tmp_path):
+    """Pipeline batches placed on a 2x2 mesh (members and rows split), and two processes
+    that each build only their members' batches, give the one-device results."""
+    def values(finals):
+        keys = sorted(k for k in finals[0] if "loss" in k or "bleu" in k)
+        return np.array([[f[k] for k in keys] for f in finals])
+    one, = _translation_finals(tmp_path, translation_data, 1, 1, 1)
+    grid, = _translation_finals(tmp_path, translation_data, 4, 2, 2)
+    np.testing.assert_allclose(values(grid), values(one), rtol=2e-4, atol=1e-5)
+    two = _translation_finals(tmp_path, translation_data, 4, 4, 1, processes=2)
+    np.testing.assert_allclose(values(two[0]), values(one), rtol=2e-4, atol=1e-5)
+    assert len({f["eval/loss/validation"] for f in one}) == 4  # four different seeds

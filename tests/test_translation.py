@@ -154,21 +154,10 @@ def test_eval_batches_cover_a_split_once_in_few_shapes(corpus_and_tokens):
 
 def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, tmp_path):
     from attention_research.training.loop import train
-    from configs import additive
+    from tests.conftest import tiny_translation_config
     corpus, _, _ = corpus_and_tokens
-    config = additive.get_config("task=translation")
-    config.task.data_dir = str(corpus.data_dir.parents[1])
-    config.task.data_path = ""  # prepared already: the builder does not look for the file
-    config.task.vocab_size = 100
-    config.task.length_buckets = (12, 24)
-    config.task.eval_max_length = 32
-    config.task.eval_batch_size = 32
-    config.task.beam_size = 2
-    config.task.num_samples = 4
-    config.model.update(embed_dim=8, hidden_size=16, dropout=0.0)
-    config.model.attention.dim = 8
-    config.train.update(batch_size=8, num_steps=20, warmup_steps=2, steps_per_call=5,
-                        log_every=5, eval_every=10, checkpoint_every=10)
+    # Prepared already: the builder does not look for the Ding file again.
+    config = tiny_translation_config(corpus.data_dir.parents[1])
     summary = train(config, tmp_path / "run", progress=False)
     final = summary["members"][0]["final"]
     assert {"test/bleu", "test/chrf", "eval/bleu/validation"} <= set(final)
