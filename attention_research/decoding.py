@@ -52,7 +52,7 @@ def length_penalty(length, alpha: float):
     return ((5.0 + length) / 6.0) ** alpha
 
 
-def _regroup(tree, rows, beams: int):
+def _regroup(tree, rows):
     """Reorder every leaf's rows: ``rows`` [B·K] says which old row each new row copies.
 
     A leaf's leading axis is B·K, or B·K·h for per-head caches whose rows are
@@ -144,7 +144,7 @@ def beam_search(model, params, source, max_length: int, beam_size: int = 4,
             x, survivors.reshape(survivors.shape + (1,) * (x.ndim - 2)), axis=1)
         alive_tokens, alive_weights = take(candidate_tokens), take(candidate_weights)
         rows = (jnp.arange(batch)[:, None] * k + take(parent)).reshape(-1)
-        carry = _regroup(carry, rows, k)
+        carry = _regroup(carry, rows)
         return (step + 1, carry, alive_logp, alive_tokens, alive_weights,
                 finished_scores, finished_tokens, finished_weights)
 

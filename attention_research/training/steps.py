@@ -85,6 +85,23 @@ def make_train_call(model, tx, config, placement, host_batches: bool = False):
                    out_shardings=(placement.members, placement.replicated))
 
 
+def _over_members(fn, placement, shared: int = 1, static_argnums=()):
+    """jit(vmap(fn)): ``fn(params, *shared arguments, *static arguments)`` for one
+    member, run for every member of a stacked ``params`` on the same shared inputs."""
+    in_axes = (0,) + (None,) * (shared + len(static_argnums))
+    return jax.jit(jax.vmap(fn, in_axes=in_axes, spmd_axis_name=placement.member_axis),
+                   static_argnums=static_argnums,
+                   in_shardings=(placement.members,) + (placement.replicated,) * shared,
+                   out_shardings=placement.replicated)
+
+
+def _teacher_forced(model, params, batch: tasks.Batch):
+    """Per-example nll, correct and count under teacher forcing, and the weights."""
+    logits, weights = model.apply({"params": params}, batch.source, batch.target_inputs)
+    nll, correct, count = token_statistics(logits, batch.targets)
+    return {"nll": nll, "correct": correct, "count": count}, weights
+
+
 def make_evaluate(model, task_name: str, heatmap_indices, placement):
     """jit(vmap(eval)) over members, on one fixed held-out batch shared by all.
 
@@ -95,9 +112,7 @@ def make_evaluate(model, task_name: str, heatmap_indices, placement):
     heatmap_indices = jnp.asarray(heatmap_indices, jnp.int32)
 
     def evaluate_member(params, batch: tasks.Batch):
-        logits, weights = model.apply({"params": params}, batch.source, batch.target_inputs)
-        nll, correct, count = token_statistics(logits, batch.targets)
-        stats = {"nll": nll, "correct": correct, "count": count}
+        stats, weights = _teacher_forced(model, params, batch)
         if weights is not None:
             position = tasks.alignment_targets(task_name, batch.source_lengths,
                                                batch.targets.shape[1])
@@ -115,23 +130,13 @@ def make_evaluate(model, task_name: str, heatmap_indices, placement):
                     "weights": greedy_weights[heatmap_indices]}
         return stats, examples
 
-    return jax.jit(jax.vmap(evaluate_member, in_axes=(0, None),
-                            spmd_axis_name=placement.member_axis),
-                   in_shardings=(placement.members, placement.replicated),
-                   out_shardings=placement.replicated)
+    return _over_members(evaluate_member, placement)
 
 
 def make_teacher_forced(model, placement):
     """jit(vmap(per-example nll, correct and count)) over members, for a shared batch."""
-    def member_stats(params, batch: tasks.Batch):
-        logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
-        nll, correct, count = token_statistics(logits, batch.targets)
-        return {"nll": nll, "correct": correct, "count": count}
-
-    return jax.jit(jax.vmap(member_stats, in_axes=(0, None),
-                            spmd_axis_name=placement.member_axis),
-                   in_shardings=(placement.members, placement.replicated),
-                   out_shardings=placement.replicated)
+    return _over_members(lambda params, batch: _teacher_forced(model, params, batch)[0],
+                         placement)
 
 
 def make_translate(model, placement, beam_size: int, alpha: float):
@@ -145,8 +150,4 @@ def make_translate(model, placement, beam_size: int, alpha: float):
         tokens, weights, _ = beam_search(model, params, source, max_length, beam_size, alpha)
         return tokens, weights
 
-    return jax.jit(jax.vmap(member_translate, in_axes=(0, None, None),
-                            spmd_axis_name=placement.member_axis),
-                   static_argnums=2,
-                   in_shardings=(placement.members, placement.replicated),
-                   out_shardings=placement.replicated)
+    return _over_members(member_translate, placement, static_argnums=(2,))

@@ -28,8 +28,9 @@ class TranslationCohort(_Cohort):
                                task.source_language, task.target_language,
                                splits=sorted({"train", "validation", task.eval_split}))
         self.corpus = corpus
-        train_texts = (corpus.texts("train", corpus.source_language)
-                       + corpus.texts("train", corpus.target_language))
+        # Read only if the subword model must be trained (it is cached after that).
+        train_texts = (text for language in (corpus.source_language, corpus.target_language)
+                       for text in corpus.texts("train", language))
         self.processor = subwords.train_or_load(train_texts, corpus.data_dir, task.vocab_size)
         self.splits = {name: pipeline.tokenize(corpus, name, self.processor)
                        for name in corpus.splits}

@@ -32,13 +32,14 @@ class Corpus:
 
     def pair(self, split: str, index: int) -> tuple[str, str]:
         record = self.splits[split][index]
-        return _text(record[self.source_language]), _text(record[self.target_language])
+        return as_text(record[self.source_language]), as_text(record[self.target_language])
 
     def texts(self, split: str, language: str) -> list[str]:
-        return [_text(record[language]) for record in self.splits[split]]
+        return [as_text(record[language]) for record in self.splits[split]]
 
 
-def _text(value) -> str:
+def as_text(value) -> str:
+    """A record's text field as str (data sources give bytes)."""
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
@@ -85,4 +86,4 @@ def _prepared(builder) -> bool:
     return (Path(builder.data_dir) / "dataset_info.json").is_file()
 
 
-__all__ = ["Corpus", "SPLITS", "ding_de_en", "load"]
+__all__ = ["Corpus", "SPLITS", "as_text", "ding_de_en", "load"]

@@ -20,6 +20,7 @@ batch that its devices hold (``jax.make_array_from_callback``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -27,6 +28,7 @@ import grain
 import numpy as np
 
 from attention_research.tasks.synthetic import BOS, EOS, PAD, Batch
+from attention_research.tasks.translation.datasets import as_text
 
 
 @dataclass
@@ -41,11 +43,11 @@ class TokenizedSplit:
     def __len__(self):
         return len(self.sources)
 
-    @property
+    @functools.cached_property
     def source_lengths(self) -> np.ndarray:
         return np.array([len(s) for s in self.sources], np.int32)
 
-    @property
+    @functools.cached_property
     def target_lengths(self) -> np.ndarray:  # + 1 for EOS
         return np.array([len(t) + 1 for t in self.targets], np.int32)
 
@@ -55,8 +57,8 @@ def tokenize(corpus, split: str, processor, num_threads: int = 4) -> TokenizedSp
     source_language, target_language = corpus.source_language, corpus.target_language
 
     def encode(record):
-        source = _text(record[source_language])
-        target = _text(record[target_language])
+        source = as_text(record[source_language])
+        target = as_text(record[target_language])
         return (np.asarray(processor.encode(source), np.int32),
                 np.asarray(processor.encode(target), np.int32), source, target)
 
@@ -67,10 +69,6 @@ def tokenize(corpus, split: str, processor, num_threads: int = 4) -> TokenizedSp
         raise ValueError(f"split {split!r} of {corpus.name} is empty")
     sources, targets, source_texts, target_texts = map(list, zip(*rows))
     return TokenizedSplit(sources, targets, source_texts, target_texts)
-
-
-def _text(value) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def collate(sources: Sequence[np.ndarray], targets: Sequence[np.ndarray], width: int) -> Batch:
