@@ -4,6 +4,7 @@
     python launch.py --config=configs/additive.py:task=copy --config.train.num_steps=500
     python launch.py --config=configs/dot.py --workdir=/tmp/dot
     python launch.py --config=experiments/compare_attention.py
+    python launch.py --config=experiments/compare_attention.py --part=2/3   # one of 3 jobs
 
 A config file that also defines get_sweep() is a sweep: every member is trained
 (members that differ only in seed or optimiser hyperparameters together, in one
@@ -35,7 +36,19 @@ _DISTRIBUTED = flags.DEFINE_bool(
 _COORDINATOR = flags.DEFINE_string("coordinator_address", None, "host:port of process 0.")
 _NUM_PROCESSES = flags.DEFINE_integer("num_processes", None, "How many processes in all.")
 _PROCESS_ID = flags.DEFINE_integer("process_id", None, "This process's index, from 0.")
+_PART = flags.DEFINE_string(
+    "part", "1/1", "K/N: train only cohorts K, K+N, K+2N, … of a sweep, so that N independent "
+    "jobs share one work directory (a job array; single-core processes on a small CPU). "
+    "The report is written once every member is finished.")
 flags.mark_flag_as_required("config")
+
+
+def parse_part(text: str) -> tuple[int, int]:
+    """'2/3' -> (2, 3)."""
+    match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    if not match or not 1 <= int(match[1]) <= int(match[2]):
+        raise app.UsageError(f"--part={text}: expected K/N with 1 <= K <= N, e.g. --part=1/2")
+    return int(match[1]), int(match[2])
 
 
 def default_workdir(config_spec: str) -> str:
@@ -74,6 +87,7 @@ def main(argv):
     from attention_research.training.sweep import run_sweep
     from attention_research.workdir import ConfigMismatchError
 
+    part = parse_part(_PART.value)
     config = _CONFIG.value
     try:
         validate(config)  # before anything is compiled or written
@@ -86,10 +100,11 @@ def main(argv):
     try:
         sweep = load_sweep(spec)
         if sweep is not None:
-            run_sweep(config, sweep, workdir)
-            if jax.process_index() == 0:
+            if run_sweep(config, sweep, workdir, part=part) and jax.process_index() == 0:
                 print((Path(workdir) / "summary.md").read_text())
             return
+        if part != (1, 1):
+            raise app.UsageError("--part splits a sweep; this config has no get_sweep()")
         summary = train(config, workdir, start_time=START_TIME)
     except (ConfigError, ConfigMismatchError, CheckpointError) as error:
         raise SystemExit(f"error: {error}")

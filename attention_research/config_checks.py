@@ -64,6 +64,10 @@ def _validate_translation(task, train):
     _require(task.eval_max_length >= buckets[-1],
              f"task.eval_max_length ({task.eval_max_length}) must be >= the longest "
              f"training bucket ({buckets[-1]})")
+    bins = list(task.bleu_length_bins)
+    _require(bool(bins) and bins[0] >= 1 and bins == sorted(set(bins)),
+             f"task.bleu_length_bins must be increasing word counts >= 1 (each BLEU bucket's "
+             f"last length), got {tuple(bins)}")
     for field in ("eval_batch_size", "beam_size"):
         _require(task[field] >= 1, f"task.{field} must be >= 1, got {task[field]}")
     _require(task.length_penalty >= 0, f"task.length_penalty must be >= 0, got "

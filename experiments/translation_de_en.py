@@ -4,6 +4,13 @@ Luong et al. 2015, Table 4, on a small corpus and a CPU.
 
     python launch.py --config=experiments/translation_de_en.py
 
+Each model trains 8000 steps of batch 64 (about 27 epochs), 2.7 times the default
+translation run. On a 2-core CPU, two single-core jobs finish sooner than one
+(about 80–90 minutes in all):
+
+    taskset -c 0 python launch.py --config=experiments/translation_de_en.py --part=1/2 &
+    taskset -c 1 python launch.py --config=experiments/translation_de_en.py --part=2/2
+
 summary.md: BLEU and chrF on the test split (beam search) and BLEU by source length;
 plots/bleu_by_length.png: Bahdanau et al.'s Figure 2 for translation.
 """
@@ -18,6 +25,7 @@ TRANSFORMER = transformer.get_config("task=translation").model
 def get_config():
     config = base.get_config("task=translation")
     config.name = "translation_de_en"
+    config.train.num_steps = 8000  # the validation loss still falls at the default 3000
     return config
 
 

@@ -104,6 +104,9 @@ def test_launch_runs_a_sweep_file_and_prints_the_comparison(tmp_path):
     assert (tmp_path / "summary.csv").exists()
     bad = _launch("--config=experiments/benchmark_sweep.py:members=many", f"--workdir={tmp_path}/x")
     assert bad.returncode != 0 and "expected members=N" in bad.stderr
+    bad = _launch("--config=experiments/benchmark_sweep.py", "--part=3/2", f"--workdir={tmp_path}/x")
+    assert bad.returncode != 0 and "expected K/N with 1 <= K <= N" in bad.stderr
+    assert not (tmp_path / "x").exists()
 
 
 ALL_CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.py")
@@ -125,3 +128,17 @@ def test_every_config_takes_task_translation(name):
     params = model.init(jax.random.PRNGKey(0), source, source)["params"]
     tokens, _ = greedy_decode(model, params, source, 6)
     assert tokens.shape == (2, 6)
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("length_buckets", (24, 16), "length_buckets must be increasing"),
+    ("bleu_length_bins", (8, 4), "bleu_length_bins must be increasing word counts"),
+    ("bleu_length_bins", (), "bleu_length_bins must be increasing word counts"),
+    ("beam_size", 0, "beam_size must be >= 1"),
+])
+def test_bad_translation_fields_are_refused(field, value, words):
+    from attention_research.config_checks import ConfigError
+    config = base.get_config("task=translation")
+    config.task[field] = value
+    with pytest.raises(ConfigError, match=words):
+        validate(config)

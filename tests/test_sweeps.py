@@ -123,6 +123,25 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
         assert (tmp_path / "plots" / plot).stat().st_size > 10_000
 
 
+def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(tmp_path):
+    base = tiny_config()
+    sweep = sweeps.axis("config.model.attention.score", ["dot", "additive"])
+    calls = []
+    assert run_sweep(base, sweep, tmp_path, progress=False, part=(2, 2),
+                     hooks=[calls.append]) is None  # cohort 1 (dot) is part 1's
+    assert (tmp_path / "members" / "score-additive" / "summary.json").exists()
+    assert not (tmp_path / "members" / "score-dot").exists()
+    assert not (tmp_path / "summary.md").exists() and len(calls) == 4
+    calls.clear()
+    summaries = run_sweep(base, sweep, tmp_path, progress=False, part=(1, 2),
+                          hooks=[calls.append])
+    assert len(calls) == 4  # dot only; additive was part 2's and finished
+    assert [s["members"][0]["seed"] for s in summaries] == [0, 0]
+    assert "| score-additive | 1 |" in (tmp_path / "summary.md").read_text()
+    with pytest.raises(ConfigError, match="part 3/2"):
+        run_sweep(base, sweep, tmp_path, progress=False, part=(3, 2))
+
+
 def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     """The sweeps under experiments/ are refused before anything trains if they are wrong."""
     import importlib.util

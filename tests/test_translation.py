@@ -20,10 +20,14 @@ def test_bleu_and_chrf_through_sacrebleu_on_known_strings():
     # One bigram of four is missing in the first sentence: BLEU strictly between.
     partial = metrics.corpus_scores(["the cat sat on a mat .", references[1]], references)
     assert 0.0 < partial["bleu"] < 100.0
-    by_length = metrics.bleu_by_length(references, references, ["ein Satz", "eins zwei drei "
-                                                                "vier fünf sechs sieben"])
+    sources = ["ein Satz", "eins zwei drei vier fünf sechs sieben"]
+    by_length = metrics.bleu_by_length(references, references, sources, (5, 10))
     assert by_length == {"1-5": {"bleu": pytest.approx(100.0), "count": 1},
                          "6-10": {"bleu": pytest.approx(100.0), "count": 1}}
+    # The last bucket is open-ended; empty buckets are left out.
+    by_length = metrics.bleu_by_length(references, references, sources, (1, 3))
+    assert list(by_length) == ["2-3", "4+"]
+    assert metrics.length_buckets((4, 8)) == [(1, 4), (5, 8), (9, None)]
 
 
 class TinyTranslate(tfds.core.GeneratorBasedBuilder):

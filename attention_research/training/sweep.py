@@ -7,6 +7,12 @@
 
 An interrupted sweep resumes: members that finished are not retrained, and the
 interrupted cohort resumes from its checkpoint.
+
+A sweep can also be split between independent jobs on one shared work directory
+(``part=(k, n)``: job k of n trains cohorts k, k + n, k + 2n, …), for a job array or
+for two single-core processes on a small CPU. Jobs write disjoint directories; the
+report is written by a job that finds every member finished, or by running the
+sweep again without a part, which retrains nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 import jax
 
 from attention_research import reports, sweeps
+from attention_research.config_checks import ConfigError
 from attention_research.training.loop import train_cohort
 
 
@@ -31,13 +38,19 @@ def _finished(member: sweeps.Member):
 
 
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
-              hooks=()) -> list[dict]:
-    """Train every member of ``sweep`` (see ``sweeps``); returns their summaries in order."""
+              hooks=(), part: tuple[int, int] = (1, 1)) -> list[dict] | None:
+    """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
+    cohorts; returns every member's summary in order, or None while members of
+    other parts are unfinished (the report waits for them)."""
+    k, n = part
+    if not 1 <= k <= n:
+        raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
     if progress:
-        print(f"sweep: {len(members)} members in {len(groups)} cohort(s) -> {workdir}")
+        share = "" if n == 1 else f", part {k}/{n}: cohorts {k}, {k}+{n}, …"
+        print(f"sweep: {len(members)} members in {len(groups)} cohort(s){share} -> {workdir}")
     summaries = {}
     for number, cohort in enumerate(groups, 1):
         done = [_finished(m) for m in cohort]
@@ -46,6 +59,8 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             if progress:
                 print(f"cohort {number}/{len(groups)}: finished before, not retrained")
             continue
+        if (number - k) % n:
+            continue  # another part's cohort
         if progress:
             print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
                   + ", ".join(m.name for m in cohort))
@@ -53,6 +68,14 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                                workdir / "cohorts" / sweeps.cohort_id(cohort) / "checkpoints",
                                start_time=time.time(), progress=progress, hooks=hooks)
         summaries.update({m.index: s for m, s in zip(cohort, results)})
+    # Another part may have finished its cohorts while this one trained.
+    summaries.update({m.index: s for m in members if m.index not in summaries
+                      and (s := _finished(m)) is not None})
+    if len(summaries) < len(members):
+        if progress:
+            print(f"part {k}/{n} done; {len(members) - len(summaries)} member(s) of other "
+                  "parts unfinished: the report is written when they are")
+        return None
     ordered = [summaries[m.index] for m in members]
     if jax.process_index() == 0:  # one writer; the work directory is shared
         reports.write_sweep_report(workdir, members, ordered)

@@ -155,7 +155,7 @@ class TranslationCohort(_Cohort):
                 zip(self.configs, self.workdirs, results)):
             scores = metrics.corpus_scores(hypotheses[member], split.target_texts)
             by_length = metrics.bleu_by_length(hypotheses[member], split.target_texts,
-                                               split.source_texts)
+                                               split.source_texts, task.bleu_length_bins)
             final = {f"{task.eval_split}/bleu": scores["bleu"],
                      f"{task.eval_split}/chrf": scores["chrf"], **result["metrics"]}
             workdir.log(step, member, {f"{task.eval_split}/bleu": scores["bleu"],

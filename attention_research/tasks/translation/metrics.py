@@ -9,12 +9,18 @@ from typing import Sequence
 import numpy as np
 import sacrebleu
 
-# Source length in words: Bahdanau et al. plot BLEU against sentence length.
-LENGTH_BUCKETS = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 30), (31, 10**6))
 
 
-def bucket_name(first: int, last: int) -> str:
-    return f"{first}+" if last >= 10**6 else f"{first}-{last}"
+def length_buckets(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:
+    """(first, last) source word counts of each bucket, from each bucket's last count;
+    one more bucket, (last + 1, None), takes every longer sentence.
+    (4, 8) -> [(1, 4), (5, 8), (9, None)]."""
+    firsts = [1] + [last + 1 for last in last_lengths]
+    return list(zip(firsts, list(last_lengths) + [None]))
+
+
+def bucket_name(first: int, last: int | None) -> str:
+    return f"{first}+" if last is None else f"{first}-{last}"
 
 
 def corpus_scores(hypotheses: Sequence[str], references: Sequence[str]) -> dict:
@@ -23,12 +29,14 @@ def corpus_scores(hypotheses: Sequence[str], references: Sequence[str]) -> dict:
 
 
 def bleu_by_length(hypotheses: Sequence[str], references: Sequence[str],
-                   sources: Sequence[str]) -> dict:
-    """{bucket: {'bleu': …, 'count': n}} by the source sentence's word count."""
+                   sources: Sequence[str], last_lengths: Sequence[int]) -> dict:
+    """{bucket: {'bleu': …, 'count': n}} by the source sentence's word count, in the
+    buckets of ``length_buckets(last_lengths)``; empty buckets are left out."""
     words = np.array([len(s.split()) for s in sources])
     result = {}
-    for first, last in LENGTH_BUCKETS:
-        rows = np.flatnonzero((words >= first) & (words <= last))
+    for first, last in length_buckets(last_lengths):
+        upper = np.inf if last is None else last
+        rows = np.flatnonzero((words >= first) & (words <= upper))
         if len(rows):
             score = sacrebleu.corpus_bleu([hypotheses[i] for i in rows],
                                           [[references[i] for i in rows]]).score
