@@ -168,6 +168,12 @@ def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, 
     assert summary["members"][0]["bleu_by_length"] and summary["data"]["vocab_size"] == 100
     for name in ("attention.png", "learning_curves.png", "bleu_by_length.png"):
         assert (tmp_path / "run" / "plots" / name).is_file()
+    # Every test translation is written, one a line: sacrebleu on the files gives the BLEU.
+    lines = {kind: (tmp_path / "run" / "translations" / f"test.{kind}.txt").read_text()
+             .splitlines() for kind in ("source", "reference", "hypothesis")}
+    assert len(lines["source"]) == len(lines["reference"]) == len(lines["hypothesis"])
+    assert metrics.corpus_scores(lines["hypothesis"], lines["reference"])["bleu"] == \
+        pytest.approx(final["test/bleu"])
     # Resume from the step-10 checkpoint: the metrics after it are those of the first run.
     records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
     rerun = tmp_path / "rerun"

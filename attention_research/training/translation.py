@@ -178,8 +178,20 @@ class TranslationCohort(_Cohort):
             workdir.write_summary(summary)
             summaries.append(summary)
             if self.is_writer:
+                self._write_translations(workdir, split, task.eval_split, hypotheses[member])
                 self._plot(workdir, config, step, member, kept, by_length)
         return summaries
+
+    @staticmethod
+    def _write_translations(workdir, split, name, hypotheses):
+        """translations/<split>.{source,reference,hypothesis}.txt, one sentence a line:
+        what sacrebleu's command line takes, e.g. for a paired bootstrap test between
+        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs)."""
+        folder = workdir.path / "translations"
+        folder.mkdir(exist_ok=True)
+        for kind, lines in (("source", split.source_texts), ("reference", split.target_texts),
+                            ("hypothesis", hypotheses)):
+            (folder / f"{name}.{kind}.txt").write_text("".join(f"{line}\n" for line in lines))
 
     def _plot(self, workdir, config, step, member, kept, by_length):
         plots, title = workdir.plots_dir, describe(config)

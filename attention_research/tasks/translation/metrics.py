@@ -10,7 +10,6 @@ import numpy as np
 import sacrebleu
 
 
-
 def length_buckets(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:
     """(first, last) source word counts of each bucket, from each bucket's last count;
     one more bucket, (last + 1, None), takes every longer sentence.
