@@ -23,14 +23,17 @@ def _save(fig, path, title=None, axes=(), legend_size=8):
     """Grid and legend on ``axes``, the title, then write the figure and free it."""
     for ax in axes:
         ax.grid(alpha=0.3)
-        if len(ax.get_legend_handles_labels()[0]) > 8:  # many settings: beside the axes
+    if title:
+        fig.suptitle(title)
+    # Lay out the axes first: a legend beside them would squeeze them if counted;
+    # bbox_inches="tight" then widens the figure to take it in.
+    fig.tight_layout()
+    for ax in axes:
+        if len(ax.get_legend_handles_labels()[0]) > 5:  # many settings: beside the axes
             ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         else:
             ax.legend(fontsize=legend_size)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90, bbox_inches="tight")  # keeps a legend beside the axes
+    fig.savefig(path, dpi=90, bbox_inches="tight")
     plt.close(fig)
 
 

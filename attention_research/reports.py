@@ -153,6 +153,44 @@ def write_translation_report(workdir, members, summaries, elapsed_s: float):
         for setting, runs in by_setting.items()}
     plotting.bleu_by_length(plots / "bleu_by_length.png", mean_by_setting,
                             f"{workdir.name}: BLEU by source length ({split})")
+    significance = significance_markdown(members, split)
+    if significance:
+        (workdir / "significance.md").write_text(f"# {workdir.name}: significance\n\n"
+                                                 + significance)
+
+
+def significance_markdown(members, split: str, n_samples: int = 1000) -> str | None:
+    """Every member against the sweep's first (the baseline, e.g. no attention) by
+    paired bootstrap resampling, on the whole split and in each BLEU-by-length bucket;
+    None if a member wrote no translations (runs from before they were written)."""
+    from attention_research.tasks.translation import metrics
+    folders = [m.workdir / "translations" for m in members]
+    if not all((f / f"{split}.hypothesis.txt").exists() for f in folders):
+        return None
+    read = lambda folder, kind: (folder / f"{split}.{kind}.txt").read_text().splitlines()
+    sources, references = read(folders[0], "source"), read(folders[0], "reference")
+    systems = {m.name: read(f, "hypothesis") for m, f in zip(members, folders)}
+    buckets = {"all": np.arange(len(sources))} | metrics.bucket_rows(
+        sources, members[0].config.task.bleu_length_bins)
+    header = ["member"] + [f"{name} ({len(rows)})" for name, rows in buckets.items()]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    results = {name: metrics.paired_bootstrap(
+        {m: [h[i] for i in rows] for m, h in systems.items()},
+        [references[i] for i in rows], n_samples) for name, rows in buckets.items()}
+    for member in systems:
+        cells = [member]
+        for bucket in buckets:
+            r = results[bucket][member]
+            p = "" if r["p_value"] is None else f", p={r['p_value']:.3f}"
+            cells.append(f"{r['bleu']:.2f} ± {r['ci']:.2f}{p}")
+        lines.append("| " + " | ".join(cells) + " |")
+    baseline = members[0].name
+    return (f"BLEU on {split} by source length in words (sentences in brackets): corpus "
+            f"BLEU ± the half-width of its 95% bootstrap interval, and the p-value of "
+            f"sacrebleu's paired bootstrap test ({n_samples} resamples; Koehn 2004) against "
+            f"the first member, **{baseline}**: the chance of a difference this large if the "
+            f"two systems were equally good. Every system is scored on the same resamples.\n\n"
+            + "\n".join(lines) + "\n")
 
 
 def _write_csv(path, rows):

@@ -185,3 +185,35 @@ def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, 
     strip = lambda rs: [{k: v for k, v in r.items() if k not in ("time_s", "train/tokens_per_s")}
                         for r in rs]
     assert strip(again) == strip(records)
+
+
+def test_paired_bootstrap_and_the_significance_table(tmp_path):
+    from types import SimpleNamespace
+    from attention_research import reports
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(3, 12, 60)]
+    # 'good' drops one word per sentence; 'poor' keeps only the first two words.
+    good = [" ".join(r.split()[1:]) for r in references]
+    poor = [" ".join(r.split()[:2]) for r in references]
+    result = metrics.paired_bootstrap({"poor": poor, "good": good}, references, 200)
+    assert result["poor"]["p_value"] is None  # the baseline
+    assert result["good"]["bleu"] == pytest.approx(
+        metrics.corpus_scores(good, references)["bleu"])
+    assert result["good"]["p_value"] < 0.05 and result["good"]["ci"] > 0
+
+    members = []
+    for name, hypotheses in (("none", poor), ("dot", good)):
+        folder = tmp_path / name / "translations"
+        folder.mkdir(parents=True)
+        for kind, lines in (("source", references), ("reference", references),
+                            ("hypothesis", hypotheses)):
+            (folder / f"test.{kind}.txt").write_text("".join(f"{x}\n" for x in lines))
+        config = SimpleNamespace(task=SimpleNamespace(bleu_length_bins=(5, 8)))
+        members.append(SimpleNamespace(name=name, workdir=tmp_path / name, config=config))
+    table = reports.significance_markdown(members, "test", n_samples=100)
+    assert "against the first member, **none**" in table
+    assert "| member | all (60) | 1-5 (" in table and "| 9+ (" in table
+    assert table.count("p=") == 4  # dot against none: all and three buckets
+    (tmp_path / "dot" / "translations" / "test.hypothesis.txt").unlink()
+    assert reports.significance_markdown(members, "test") is None
