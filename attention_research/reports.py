@@ -58,6 +58,12 @@ def _mean_spread(values):
     return f"{np.mean(values):.3f} ({min(values):.3f}–{max(values):.3f})"
 
 
+def markdown_table(header, rows) -> str:
+    """A Markdown table: the header, its rule, then one line per row of cells."""
+    row = lambda cells: "| " + " | ".join(cells) + " |"
+    return "\n".join([row(header), "|" + "---|" * len(header), *map(row, rows)])
+
+
 def training_seconds(members, summaries) -> float:
     """Wall time of the training, summed over cohorts (each cohort's longest member):
     the same whether the sweep ran in one go or was resumed."""
@@ -77,7 +83,7 @@ def markdown(rows, buckets, elapsed_s: float) -> str:
     header = (["setting", "seeds"] + [f"seq acc {b[3:]}" for b in buckets]
               + [f"align acc {buckets[0][3:]}", "steps to 0.99 (reached/seeds)"]
               + (["attention entropy at step 0 (nats)"] if with_start else []))
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    table = []
     for setting in settings:
         mine = [r for r in rows if r["setting"] == setting]
         reached = [r["step_to_0.99"] for r in mine if r["step_to_0.99"] is not None]
@@ -88,7 +94,7 @@ def markdown(rows, buckets, elapsed_s: float) -> str:
         cells += [_mean_spread([r.get(f"align_acc/{buckets[0]}") for r in mine]), steps]
         if with_start:
             cells.append(_mean_spread([r.get(at_start) for r in mine]))
-        lines.append("| " + " | ".join(cells) + " |")
+        table.append(cells)
     best = []
     for task in dict.fromkeys(r["task"] for r in rows):
         mine = [s for s in settings if any(r["setting"] == s and r["task"] == task for r in rows)]
@@ -97,7 +103,7 @@ def markdown(rows, buckets, elapsed_s: float) -> str:
         best.append(f"{task}: **{_without_task(winner)}**")
     return ("Mean over seeds, (min–max) in brackets. Sequence accuracy: greedy exact match; "
             f"alignment accuracy: attention argmax on the right source position.\n\n"
-            + "\n".join(lines)
+            + markdown_table(header, table)
             + f"\n\nBest on {buckets[-1]}: " + "; ".join(best) + f". {len(rows)} members, "
               f"{elapsed_s:.0f} s of training wall time (summed over cohorts).\n")
 
@@ -120,17 +126,17 @@ def translation_markdown(rows, split: str, elapsed_s: float) -> str:
     lengths = list(dict.fromkeys(k for r in rows for k in r if k.startswith("bleu_len")))
     header = (["setting", "seeds", f"BLEU ({split})", f"chrF ({split})", "validation loss"]
               + [f"BLEU, {k.removeprefix('bleu_len')} words" for k in lengths])
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    table = []
     for setting in settings:
         mine = [r for r in rows if r["setting"] == setting]
         cells = [setting, str(len(mine))]
         cells += [_mean_spread([r.get(k) for r in mine]) for k in
                   (f"{split}/bleu", f"{split}/chrf", "loss/validation", *lengths)]
-        lines.append("| " + " | ".join(cells) + " |")
+        table.append(cells)
     best = max(settings, key=lambda s: np.mean([r[f"{split}/bleu"] for r in rows
                                                 if r["setting"] == s]))
     return ("Mean over seeds, (min–max) in brackets. BLEU and chrF by sacrebleu on "
-            "detokenised output; source length in words.\n\n" + "\n".join(lines)
+            "detokenised output; source length in words.\n\n" + markdown_table(header, table)
             + f"\n\nBest BLEU: **{best}**. {len(rows)} members, {elapsed_s:.0f} s of "
               "training wall time (summed over cohorts).\n")
 
@@ -173,7 +179,7 @@ def significance_markdown(members, split: str, n_samples: int = 1000) -> str | N
     buckets = {"all": np.arange(len(sources))} | metrics.bucket_rows(
         sources, members[0].config.task.bleu_length_bins)
     header = ["member"] + [f"{name} ({len(rows)})" for name, rows in buckets.items()]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    table = []
     results = {name: metrics.paired_bootstrap(
         {m: [h[i] for i in rows] for m, h in systems.items()},
         [references[i] for i in rows], n_samples) for name, rows in buckets.items()}
@@ -183,14 +189,14 @@ def significance_markdown(members, split: str, n_samples: int = 1000) -> str | N
             r = results[bucket][member]
             p = "" if r["p_value"] is None else f", p={r['p_value']:.3f}"
             cells.append(f"{r['bleu']:.2f} ± {r['ci']:.2f}{p}")
-        lines.append("| " + " | ".join(cells) + " |")
+        table.append(cells)
     baseline = members[0].name
     return (f"BLEU on {split} by source length in words (sentences in brackets): corpus "
             f"BLEU ± the half-width of its 95% bootstrap interval, and the p-value of "
             f"sacrebleu's paired bootstrap test ({n_samples} resamples; Koehn 2004) against "
             f"the first member, **{baseline}**: the chance of a difference this large if the "
             f"two systems were equally good. Every system is scored on the same resamples.\n\n"
-            + "\n".join(lines) + "\n")
+            + markdown_table(header, table) + "\n")
 
 
 def _write_csv(path, rows):

@@ -68,7 +68,7 @@ def table(runs) -> str:
     buckets = _buckets(runs[0])
     header = (["run", "command"] + [f"seq acc {b[3:]}" for b in buckets]
               + [f"align acc {buckets[0][3:]}", "step to 0.99", "time to 0.99 (s)", "wall (s)"])
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = []
     for run in runs:
         member = run.summary["members"][0]
         final = member["final"]
@@ -77,8 +77,8 @@ def table(runs) -> str:
         cells += [_fmt(final.get(f"eval/align_acc/{buckets[0]}")),
                   str(member["first_step_seq_acc_0.99"] or "—"),
                   _fmt(member["time_to_seq_acc_0.99_s"], 1), f"{run.wall_s:.1f}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    return reports.markdown_table(header, rows)
 
 
 def plot_learning_curves(path: Path, runs, title: str):

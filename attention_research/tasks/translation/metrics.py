@@ -8,6 +8,8 @@ from typing import Sequence
 
 import numpy as np
 import sacrebleu
+from sacrebleu.metrics import BLEU
+from sacrebleu.significance import PairedTest
 
 
 def length_buckets(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:
@@ -61,8 +63,6 @@ def paired_bootstrap(systems: dict[str, Sequence[str]], references: Sequence[str
     null hypothesis that the system is no better than the baseline. sacrebleu seeds
     the resampling (SACREBLEU_SEED, default 12345), so the figures are reproducible.
     """
-    from sacrebleu.metrics import BLEU
-    from sacrebleu.significance import PairedTest
     test = PairedTest([(name, list(h)) for name, h in systems.items()], {"BLEU": BLEU()},
                       [list(references)], test_type="bs", n_samples=n_samples)
     _, results = test()
