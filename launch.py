@@ -5,13 +5,15 @@
     python launch.py --config=configs/dot.py --workdir=/tmp/dot
     python launch.py --config=experiments/compare_attention.py
     python launch.py --config=experiments/compare_attention.py --part=2/3   # one of 3 jobs
+    python launch.py --config=experiments/compare_attention.py --record     # then record it
 
 A config file that also defines get_sweep() is a sweep: every member is trained
 (members that differ only in seed or optimiser hyperparameters together, in one
 compiled program) and the run ends with summary.md / summary.csv. Overrides on
 the command line apply to the base config under every member. Without --workdir
 the run goes to runs/<config>[_<argument>]; running the same command again
-resumes it from its last checkpoint.
+resumes it from its last checkpoint. Compiled programs are cached on disk
+(attention_research/compilation_cache.py), so a second run skips compiling.
 """
 
 import time
@@ -21,6 +23,8 @@ START_TIME = time.time()  # before the heavy imports: start-up counts in the run
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
 import re  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from absl import app, flags, logging  # noqa: E402
@@ -40,6 +44,14 @@ _PART = flags.DEFINE_string(
     "part", "1/1", "K/N: train only cohorts K, K+N, K+2N, … of a sweep, so that N independent "
     "jobs share one work directory (a job array; single-core processes on a small CPU). "
     "The report is written once every member is finished.")
+_RECORD = flags.DEFINE_bool(
+    "record", False, "Sweeps: afterwards, copy the report and every finished member into "
+    "results/<name>/ beside the sweep file (experiments/results/NAME/), replacing files of "
+    "the same name and deleting nothing (attention_research/record.py).")
+_COMPILATION_CACHE = flags.DEFINE_string(
+    "compilation_cache", None, "Directory of JAX's persistent compilation cache; 'off' turns "
+    "it off. Default: $ATTENTION_RESEARCH_COMPILATION_CACHE, else "
+    "~/.cache/attention_research/jax.")
 flags.mark_flag_as_required("config")
 
 
@@ -73,6 +85,12 @@ def load_sweep(config_spec: str):
     return module.get_sweep(argument or None) if takes_argument else module.get_sweep()
 
 
+def record_destination(config_spec: str) -> Path:
+    """results/<name> beside the sweep file: experiments/results/NAME for experiments/NAME.py."""
+    path = Path(config_spec.partition(":")[0])
+    return path.parent / "results" / path.stem
+
+
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
@@ -81,11 +99,15 @@ def main(argv):
         from attention_research.training.mesh import initialize_distributed
         initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
     import jax
+    from attention_research import compilation_cache
     from attention_research.checkpoints import CheckpointError
     from attention_research.config_checks import ConfigError, validate
+    from attention_research.record import record
     from attention_research.training.loop import train
     from attention_research.training.sweep import run_sweep
     from attention_research.workdir import ConfigMismatchError
+
+    compilation_cache.enable(_COMPILATION_CACHE.value)
 
     part = parse_part(_PART.value)
     config = _CONFIG.value
@@ -100,11 +122,19 @@ def main(argv):
     try:
         sweep = load_sweep(spec)
         if sweep is not None:
-            if run_sweep(config, sweep, workdir, part=part) and jax.process_index() == 0:
+            command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
+            finished = run_sweep(config, sweep, workdir, part=part, command=command)
+            if finished and jax.process_index() == 0:
                 print((Path(workdir) / "summary.md").read_text())
+            if _RECORD.value and jax.process_index() == 0:
+                destination = record_destination(spec)
+                members = record(workdir, destination)
+                print(f"recorded {len(members)} finished member(s)"
+                      + (" and the report" if finished else "") + f" into {destination}")
             return
-        if part != (1, 1):
-            raise app.UsageError("--part splits a sweep; this config has no get_sweep()")
+        if part != (1, 1) or _RECORD.value:
+            raise app.UsageError("--part and --record are for sweeps; this config has no "
+                                 "get_sweep()")
         summary = train(config, workdir, start_time=START_TIME)
     except (ConfigError, ConfigMismatchError, CheckpointError) as error:
         raise SystemExit(f"error: {error}")

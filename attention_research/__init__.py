@@ -1,9 +1,12 @@
 """attention_research: classic attention formulations as small Flax modules.
 
-Layout (see README): ``attention`` holds the score functions and alignments,
-``models`` the RNN encoder-decoder, ``tasks`` the copy/reverse tasks, ``training``
-the member-axis train state, steps and loop; ``decoding``, ``evaluation``,
-``plotting``, ``workdir`` and ``checkpoints`` do what their names say.
+Layout (see README): ``attention`` holds the score functions and alignments and
+their registries, ``models`` the model families (RNN encoder-decoder, Transformer)
+and theirs, ``tasks`` the task protocol and the registered tasks (copy, reverse,
+translation), ``training`` the member-axis train state, steps, loop and sweeps;
+``data`` the special tokens and Batch every task produces; ``decoding``,
+``evaluation``, ``plotting``, ``reports``, ``workdir``, ``checkpoints`` and
+``config_checks`` do what their names say.
 """
 
 __version__ = "0.1.0"

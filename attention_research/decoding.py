@@ -1,6 +1,6 @@
 """Autoregressive decoding, compiled: greedy search and beam search, both stopping at EOS.
 
-Works with any model exposing the decoding protocol:
+Works with any model following the decoding protocol (``models.EncoderDecoder``):
 ``start_decoding(source, max_length) -> (memory, carry)`` (a Transformer allocates
 its key/value cache there) and ``decode_step(carry, tokens, memory, step) ->
 (carry, logits, weights)``.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from attention_research.tasks import BOS, EOS, PAD
+from attention_research.data import BOS, EOS, PAD
 
 
 def greedy_decode(model, params, source, max_length: int):

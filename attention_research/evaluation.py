@@ -1,6 +1,6 @@
-"""Held-out metrics by length bucket, from the per-example statistics of an eval call.
+"""Held-out metrics by length range, from the per-example statistics of an eval call.
 
-Buckets: lengths seen in training (1 … train_max_length) and longer ones
+Ranges: lengths seen in training (1 … train_max_length) and longer ones
 (train_max_length + 1 … eval_max_length), the length-generalisation split.
 Sequence accuracy is greedy exact match including EOS; alignment accuracy is the
 share of target steps whose attention argmax is the correct source position;
@@ -12,23 +12,23 @@ from __future__ import annotations
 import numpy as np
 
 
-def length_buckets(train_max_length: int, eval_max_length: int):
-    """[(name, first, last)]: the seen bucket and, if any, the longer one."""
-    buckets = [(f"len1-{train_max_length}", 1, train_max_length)]
+def length_ranges(train_max_length: int, eval_max_length: int):
+    """[(name, first, last)]: the seen range and, if any, the longer one."""
+    ranges = [(f"len1-{train_max_length}", 1, train_max_length)]
     if eval_max_length > train_max_length:
-        buckets.append((f"len{train_max_length + 1}-{eval_max_length}",
-                        train_max_length + 1, eval_max_length))
-    return buckets
+        ranges.append((f"len{train_max_length + 1}-{eval_max_length}",
+                       train_max_length + 1, eval_max_length))
+    return ranges
 
 
 def _ratio(numerator, denominator):
     return float(numerator / denominator) if denominator else float("nan")
 
 
-def bucket_metrics(stats: dict, lengths: np.ndarray, buckets) -> dict:
-    """One member's per-example ``stats`` -> {'eval/<metric>/<bucket>': value}."""
+def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
+    """One member's per-example ``stats`` -> {'eval/<metric>/<range>': value}."""
     metrics = {}
-    for name, first, last in buckets:
+    for name, first, last in ranges:
         rows = (lengths >= first) & (lengths <= last)
         count = stats["count"][rows].sum()
         metrics[f"eval/loss/{name}"] = _ratio(stats["nll"][rows].sum(), count)

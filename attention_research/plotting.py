@@ -14,9 +14,9 @@ from cycler import cycler  # noqa: E402
 plt.rcParams["axes.prop_cycle"] = cycler(color=plt.cm.tab20.colors[::2]
                                          + plt.cm.tab20.colors[1::2])
 
-from attention_research import tasks  # noqa: E402
+from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD  # noqa: E402
 
-_SPECIAL = {tasks.PAD: "<pad>", tasks.BOS: "<s>", tasks.EOS: "</s>"}
+_SPECIAL = {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}
 
 
 def _save(fig, path, title=None, axes=(), legend_size=8):
@@ -39,7 +39,7 @@ def _save(fig, path, title=None, axes=(), legend_size=8):
 
 def token_labels(tokens):
     """Readable labels: special tokens by name, symbols by their index from 0."""
-    return [_SPECIAL.get(int(t), str(int(t) - tasks.NUM_SPECIAL)) for t in tokens]
+    return [_SPECIAL.get(int(t), str(int(t) - NUM_SPECIAL)) for t in tokens]
 
 
 def attention_heatmaps(path, examples, title: str, labels=None):
@@ -58,11 +58,11 @@ def attention_heatmaps(path, examples, title: str, labels=None):
     rows = -(-len(examples) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6 * rows), squeeze=False)
     for ax, example in zip(axes.flat, examples):
-        source = [t for t in example["source"] if t != tasks.PAD]
+        source = [t for t in example["source"] if t != PAD]
         output = list(example["output"])
-        if tasks.EOS in output:
-            output = output[:output.index(tasks.EOS) + 1]
-        output = [t for t in output if t != tasks.PAD]
+        if EOS in output:
+            output = output[:output.index(EOS) + 1]
+        output = [t for t in output if t != PAD]
         weights = example["weights"][:len(output), :len(source)]
         image = ax.imshow(weights, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)

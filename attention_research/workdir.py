@@ -3,9 +3,15 @@
     config.json     the resolved config (a rerun must match it to resume)
     metrics.jsonl   one JSON object per logged step and member
     tensorboard/    TensorBoard event files (tensorboardX)
-    checkpoints/    orbax checkpoints
-    plots/          heat maps, learning curves, accuracy by length
+    checkpoints/    orbax checkpoints (a sweep keeps them per cohort instead)
+    plots/          learning curves, and the task's figures: heat maps, accuracy or
+                    BLEU by length
     summary.json    final metrics per member
+    translations/   the task's outputs where it writes them (translation: the
+                    eval split's sources, references and hypotheses)
+
+A sweep's work directory adds ``members/``, ``cohorts/``, ``commands.txt`` and the
+comparison (``training/sweep.py``).
 
 Only process 0 writes, so many hosts can share one directory.
 """

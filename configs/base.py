@@ -1,31 +1,44 @@
-"""Every config field, with a one-line comment. Other configs override a few.
+"""Every generic config field, with a one-line comment; the task adds its own fields
+(``config.task``, from the task registry: see each task's ``configure``), the model
+family its defaults. Other configs override a few.
 
 Run: python launch.py --config=configs/base.py
 Structural choices go in the config argument, scalars in overrides:
-    python launch.py --config=configs/base.py:task=copy,cell=gru \
+    python launch.py --config=configs/base.py:task=copy,cell=gru \\
         --config.train.learning_rate=3e-3
+The argument ``tiny`` shrinks any config to a seconds-long smoke run (sizes, lengths,
+steps; the formulation is kept):
+    python launch.py --config=configs/dot.py:task=copy,tiny
 """
 
 from __future__ import annotations
 
 import ml_collections
 
+from attention_research.models import CELLS, DECODER_STYLES, FAMILIES
+from attention_research.tasks import DEFAULT_TASK, get_task, task_names
+
 # Structural choices a config argument may set, with their valid values.
 ARGUMENTS = {
-    "task": ("reverse", "copy", "translation"),
-    "cell": ("lstm", "gru"),
-    "style": ("luong", "bahdanau"),
+    "task": tuple(task_names()),
+    "cell": CELLS,
+    "style": DECODER_STYLES,
 }
+TINY = "tiny"  # the shrink argument every config takes
 
 
 def parse_argument(arg: str | None, allowed: dict = ARGUMENTS) -> dict:
-    """'task=copy,cell=gru' -> {'task': 'copy', 'cell': 'gru'}, checked against ``allowed``."""
+    """'task=copy,cell=gru,tiny' -> {'task': 'copy', 'cell': 'gru', 'tiny': True},
+    checked against ``allowed`` (``tiny`` is always allowed)."""
     choices = {}
     for item in filter(None, (arg or "").split(",")):
+        if item == TINY:
+            choices[TINY] = True
+            continue
         key, sep, value = item.partition("=")
         if not sep or key not in allowed:
             raise ValueError(f"bad config argument {item!r}: expected key=value with key one of "
-                             f"{', '.join(allowed)}")
+                             f"{', '.join(allowed)}, or {TINY}")
         if value not in allowed[key]:
             raise ValueError(f"bad config argument {item!r}: {key} must be one of "
                              f"{', '.join(allowed[key])}")
@@ -33,8 +46,10 @@ def parse_argument(arg: str | None, allowed: dict = ARGUMENTS) -> dict:
     return choices
 
 
-def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collections.ConfigDict:
-    """The base config; ``choices`` (already parsed) replaces ``arg`` for derived configs."""
+def get_config(arg: str | None = None, choices: dict | None = None,
+               family: str = "rnn") -> ml_collections.ConfigDict:
+    """The base config; ``choices`` (already parsed) replaces ``arg`` for derived configs,
+    ``family`` picks the model family whose defaults apply."""
     choices = parse_argument(arg) if choices is None else choices
     config = ml_collections.ConfigDict()
     config.name = "base"  # shown in plot titles and summaries
@@ -42,18 +57,12 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     # Sweeps: split cohorts larger than this (0: no limit), e.g. to bound memory.
     config.max_cohort_members = 0
 
-    config.task = task = ml_collections.ConfigDict()
-    task.name = choices.get("task", "reverse")  # copy | reverse
-    task.num_symbols = 50  # distinct symbols, besides PAD/BOS/EOS
-    task.train_min_length = 1  # shortest training source
-    task.train_max_length = 25  # longest training source
-    task.eval_max_length = 50  # held-out lengths run 1 … eval_max_length
-    task.eval_examples_per_length = 32  # held-out examples of each length
-    task.eval_seed = 12345  # the held-out set is drawn from this seed alone
+    config.task = ml_collections.ConfigDict()
+    config.task.name = choices.get("task", DEFAULT_TASK)  # a registered task; its fields follow
 
     config.model = model = ml_collections.ConfigDict()
-    model.family = "rnn"  # rnn | transformer
-    model.cell = choices.get("cell", "lstm")  # lstm | gru
+    model.family = family  # a registered model family: rnn | transformer
+    model.cell = choices.get("cell", "lstm")  # rnn: lstm | gru
     model.bidirectional = True  # encoder reads both ways; hidden_size is split between them
     model.num_layers = 1  # encoder and decoder depth
     model.embed_dim = 64  # token embedding size (rnn; the transformer embeds to hidden_size)
@@ -61,12 +70,12 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     model.ff_dim = 256  # transformer: feed-forward inner size
     model.positions = "sinusoidal"  # transformer: sinusoidal | learned
     model.fused_attention = False  # transformer + scaled_dot: use jax.nn.dot_product_attention
-    model.decoder_style = choices.get("style", "luong")  # luong | bahdanau
+    model.decoder_style = choices.get("style", "luong")  # rnn: luong | bahdanau
     model.dropout = 0.0  # on embeddings and decoder outputs
     model.max_source_length = 0  # longest source the model will see (location); 0: task.eval_max_length
     model.attention = attention = ml_collections.ConfigDict()
-    attention.score = "additive"  # dot | scaled_dot | general | additive (concat) | location | cosine | none
-    attention.alignment = "global"  # global | local_m | local_p | hard
+    attention.score = "additive"  # a registered score (dot, scaled_dot, general, additive, …) or none
+    attention.alignment = "global"  # a registered alignment: global | local_m | local_p | hard
     attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a) and of local_p's W_p
     attention.window = 10  # D: local windows span [p_t - D, p_t + D]; local_p's sigma = D/2
     attention.num_heads = 1  # > 1: multi-head attention over the score (heads split hidden_size)
@@ -96,45 +105,24 @@ def get_config(arg: str | None = None, choices: dict | None = None) -> ml_collec
     train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
     train.num_heatmaps = 4  # held-out examples drawn as attention heat maps
-    if task.name == "translation":
-        use_translation(config)
+
+    FAMILIES[family].defaults(config)
+    get_task(config.task.name).configure(config)  # its fields; it may adjust the defaults
+    return shrink(config) if choices.get(TINY) else config
+
+
+def shrink(config):
+    """Tiny sizes, lengths and step counts for any config; its formulation is kept."""
+    config.model.embed_dim = 8
+    config.model.hidden_size = 8
+    config.model.ff_dim = 16
+    config.model.attention.dim = 8
+    config.train.update(batch_size=8, num_steps=20, warmup_steps=2, steps_per_call=5,
+                        log_every=5, eval_every=10, checkpoint_every=10, num_heatmaps=2)
+    get_task(config.task.name).shrink(config)
     return config
 
 
-def use_translation(config):
-    """The translation task and defaults sized for ding_de_en on a CPU."""
-    task = config.task
-    for field in ("num_symbols", "train_min_length", "train_max_length",
-                  "eval_examples_per_length", "eval_seed"):
-        del task[field]  # synthetic-only
-    task.dataset = "ding_de_en"  # ding_de_en, or any TFDS translation dataset (wmt14_translate/de-en)
-    task.data_dir = ""  # TFDS data directory ('': TFDS's default, ~/tensorflow_datasets)
-    task.data_path = ""  # ding_de_en's file ('': manual dir, /usr/share/trans/de-en, download)
-    task.source_language = ""  # '': the dataset's supervised keys (ding_de_en: de -> en)
-    task.target_language = ""
-    task.vocab_size = 2000  # SentencePiece pieces, one model for both languages
-    task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped
-    task.data_seed = 0  # order of the length buckets, shared by a cohort's members
-    task.eval_max_length = 128  # held-out sources and references are cut to this many pieces
-    task.eval_batch_size = 128  # sentences per evaluation batch
-    task.eval_split = "test"  # the split the final BLEU is measured on
-    task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
-    task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
-    # BLEU by source length: each bucket's last word count, and one bucket for longer.
-    # ding_de_en's test sentences are short (median 7 words, 81 of 1,033 over 12);
-    # for WMT use e.g. (10, 20, 30, 40, 50), Bahdanau et al.'s Figure 2.
-    task.bleu_length_bins = (4, 6, 8, 10, 12)
-    task.num_samples = 8  # sample translations (and heat maps) written with the summary
-    model, train = config.model, config.train
-    model.embed_dim = 128
-    model.hidden_size = 128
-    model.attention.dim = 128
-    model.dropout = 0.2
-    train.batch_size = 64
-    train.num_steps = 3000  # about 10 epochs of ding_de_en
-    train.learning_rate = 2e-3
-    train.warmup_steps = 200
-    train.steps_per_call = 10
-    train.log_every = 50
-    train.eval_every = 1000
-    train.checkpoint_every = 1000
+def shrink_if_tiny(config, arg: str | None):
+    """For sweep files, whose only argument is ``tiny``: ``config`` shrunk if it is given."""
+    return shrink(config) if parse_argument(arg, {}).get(TINY) else config

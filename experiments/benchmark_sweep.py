@@ -26,19 +26,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # configs/ when run as a script
 
 from attention_research import sweeps  # noqa: E402
-from configs import additive  # noqa: E402
+from configs import additive, base  # noqa: E402
 
 
 def _members(arg) -> int:
-    match = re.fullmatch(r"members=(\d+)", arg or "members=8")
-    if not match:
-        raise ValueError(f"bad config argument {arg!r}: expected members=N")
+    """members=N (default 8); ``tiny`` may stand beside it."""
+    members = [item for item in (arg or "").split(",") if item and item != base.TINY]
+    match = re.fullmatch(r"members=(\d+)", members[0] if members else "members=8")
+    if len(members) > 1 or not match:
+        raise ValueError(f"bad config argument {arg!r}: expected members=N, and optionally "
+                         f"{base.TINY}")
     return int(match.group(1))
 
 
 def get_config(arg=None):
     _members(arg)  # refuse a bad argument early
-    config = additive.get_config()
+    config = additive.get_config(base.TINY if base.TINY in (arg or "").split(",") else None)
     config.name = "benchmark_sweep"
     return config
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attention_research import attention
-from attention_research.training import reinforce
+from attention_research.attention import reinforce
 
 B, T, S, D = 2, 6, 12, 8
 LENGTHS = np.array([12, 9])
@@ -237,3 +237,120 @@ def test_unsupported_combinations_are_refused():
         _make("hard", head_dim=16)
     with pytest.raises(ValueError, match="must divide"):
         _make("global", num_heads=3)
+
+
+def test_local_m_window_past_the_end_of_the_source_gives_zero_weights_and_context():
+    """A window wholly past the source (t − D > L − 1) holds no position: zero weights
+    and a zero context, as documented in attention.py."""
+    queries, values, mask = _inputs()
+    module = _make("local_m")
+    params = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    positions = jnp.full((B, T), LENGTHS[1] - 1 + WINDOW + 1)  # row 1 (9 long): [9, 13], empty
+    context, weights = module.apply(params, queries, values, mask, positions, method=_forward)
+    assert np.all(np.asarray(weights)[1] == 0.0) and np.all(np.asarray(context)[1] == 0.0)
+    assert np.flatnonzero(np.asarray(weights)[0, 0]).tolist() == [9, 10, 11]  # row 0: 12 long
+
+
+def test_local_p_centres_use_each_rows_own_length_not_the_padded_width():
+    """p_t = L · sigmoid(…) with L the row's true length: padding a row further (or
+    sharing a batch with longer rows) must not move its centre or its weights."""
+    queries, values, mask = _inputs(seed=2)
+    module = _make("local_p")
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    _, weights = module.apply(variables, queries, values, mask, method=_forward)
+    short = LENGTHS[1]  # row 1 has 9 real positions in a batch 12 wide
+    _, alone = module.apply(variables, queries[1:], values[1:, :short], mask[1:, :short],
+                            method=_forward)
+    np.testing.assert_allclose(np.asarray(weights)[1, :, :short], np.asarray(alone)[0],
+                               rtol=1e-5, atol=1e-7)
+    bound = module.bind(variables)
+    centres = np.asarray(bound.centres(jnp.asarray(queries), bound.prepare(values, mask), None))
+    alone_centres = bound.centres(jnp.asarray(queries[1:]),
+                                  bound.prepare(values[1:, :short], mask[1:, :short]), None)
+    np.testing.assert_allclose(centres[1], np.asarray(alone_centres)[0], rtol=1e-6)
+    assert np.all(centres[1] <= short)
+
+
+def test_hard_attention_evaluates_at_the_argmax_even_when_the_weights_are_nearly_flat():
+    """Near-uniform α with a unique argmax: a sample would land elsewhere almost always,
+    so only the argmax passes for every query."""
+    queries, values, mask = _inputs()
+    module = _make("hard")
+    queries = 1e-3 * queries
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    context, weights = module.apply(variables, queries, values, mask, method=_forward)
+    weights = np.asarray(weights)
+    assert weights.max() < 2.0 / LENGTHS.min()  # nearly flat
+    chosen = np.argmax(weights, -1)
+    np.testing.assert_allclose(context, values[np.arange(B)[:, None], chosen], rtol=1e-6)
+
+
+def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps():
+    """Three target steps, each with its own reward per position: the training signal's
+    gradient, averaged over samples, equals ∇ Σ_t Σ_s α_t(s) r_t(s)."""
+    rng = np.random.default_rng(1)
+    steps, positions = 3, 4
+    q = rng.normal(size=(1, steps, 3)).astype(np.float32)
+    v = rng.normal(size=(1, positions, 3)).astype(np.float32)
+    mask = np.ones((1, positions), bool)
+    rewards = jnp.asarray(rng.normal(size=(steps, positions)).astype(np.float32) * 2)
+    module = attention.make_attention("general", query_dim=3, key_dim=3, attention_dim=3,
+                                      max_length=positions, alignment="hard")
+    params = module.init(jax.random.PRNGKey(0), q, v, mask, method=_forward)["params"]
+    config = type("HardConfig", (), {"hard": type("Hard", (), dict(
+        reinforce_weight=1.0, entropy_weight=0.0, baseline_decay=0.9))})
+    signal = reinforce.Reinforce(config)
+
+    def surrogate(p, key):
+        (context, _), records = module.apply({"params": p}, q, v, mask, method=_forward,
+                                             rngs={"sample": key}, mutable=["reinforce"])
+        chosen = jnp.argmax(jnp.all(jnp.isclose(context[0][:, None], v[0][None]), -1), -1)
+        reward = rewards[jnp.arange(steps), chosen][None]  # [1, T]
+        loss, _ = signal(records, {"reward_baseline": jnp.float32(0.3)}, reward,
+                         jnp.ones((1, steps)))
+        return loss * steps  # the signal averages over tokens; the objective sums them
+
+    keys = jax.random.split(jax.random.PRNGKey(2), 40_000)
+    grads = jax.vmap(jax.grad(surrogate), in_axes=(None, 0))(params, keys)
+    estimate = -np.asarray(grads["score_fn"]["W_a"]["kernel"])
+    spread = estimate.std(axis=0) / np.sqrt(len(keys))
+
+    def expected_reward(p):
+        _, weights = module.apply({"params": p}, q, v, mask, method=_forward)
+        return jnp.sum(weights[0] * rewards)
+
+    exact = np.asarray(jax.grad(expected_reward)(params)["score_fn"]["W_a"]["kernel"])
+    assert np.all(np.abs(estimate.mean(axis=0) - exact) <= 4 * spread + 1e-4)
+    assert np.abs(exact).max() > 10 * spread.max()
+
+
+@pytest.mark.parametrize("score", ["scaled_dot", "additive"])
+def test_multi_head_attention_with_per_row_padding_matches_numpy_head_by_head(score):
+    """Each row's padding must mask every one of that row's heads: folding heads into
+    the batch as (row, head) and the mask in another order (tile for repeat) would
+    hand row 0's heads row 1's mask."""
+    queries, values, mask = _inputs(seed=4)
+    heads, head_dim = 4, D // 4
+    module = attention.make_attention(score, query_dim=D, key_dim=D, attention_dim=5,
+                                      max_length=S, num_heads=heads)
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    (context, _), state = module.apply(variables, queries, values, mask, method=_forward,
+                                       mutable=["intermediates"])
+    p = jax.tree_util.tree_map(np.asarray, variables["params"])
+    split = lambda x: x.reshape(x.shape[0], x.shape[1], heads, head_dim).transpose(0, 2, 1, 3)
+    q, k, v = (split(x @ p[name]["kernel"]) for x, name in
+               ((queries, "query"), (values, "key"), (values, "value")))  # [B, h, L, d]
+    if score == "scaled_dot":
+        scores = np.einsum("bhtd,bhsd->bhts", q, k) / np.sqrt(head_dim)
+    else:
+        s = p["attention"]["score_fn"]
+        hidden = np.tanh((q @ s["W_a"]["kernel"])[..., :, None, :]
+                         + (k @ s["U_a"]["kernel"] + s["U_a"]["bias"])[..., None, :, :])
+        scores = (hidden @ s["v_a"]["kernel"])[..., 0]
+    weights = _numpy_softmax(scores, np.broadcast_to(mask[:, None, None, :], scores.shape))
+    heads_context = np.einsum("bhts,bhsd->bhtd", weights, v)
+    expected = heads_context.transpose(0, 2, 1, 3).reshape(B, T, D) @ p["out"]["kernel"]
+    np.testing.assert_allclose(context, expected, rtol=1e-4, atol=1e-5)
+    sown = np.asarray(state["intermediates"]["attention"]["attention_weights"][0])
+    np.testing.assert_allclose(sown.reshape(B, heads, T, S), weights, rtol=1e-5, atol=1e-6)
+    assert np.all(sown.reshape(B, heads, T, S)[1, :, :, LENGTHS[1]:] == 0.0)

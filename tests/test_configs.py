@@ -2,17 +2,20 @@
 And launch.py: the command line, its default work directory and its errors."""
 
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from attention_research import attention, compilation_cache
 from attention_research.config_checks import validate
 from configs import base
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMULATIONS = ["additive", "dot", "scaled_dot", "general", "location", "cosine", "none"]
+# One config file per registered score (configs/NAME.py), and one for none.
+FORMULATIONS = [*attention.SCORES, attention.NO_ATTENTION]
 
 
 def _flat(config, prefix=""):
@@ -46,8 +49,8 @@ def test_config_argument_sets_structural_choices(arg, expected):
     assert {k: config[k] for k in expected} == expected
 
 
-@pytest.mark.parametrize("arg, words", [("task=sort", "task must be one of reverse, copy"),
-                                        ("colour=red", "key one of task, cell, style"),
+@pytest.mark.parametrize("arg, words", [("task=palindrome", "task must be one of copy, reverse"),
+                                        ("colour=red", "key one of task, cell, style, or tiny"),
                                         ("task", "expected key=value")])
 def test_bad_config_argument_is_refused(arg, words):
     with pytest.raises(ValueError, match=words):
@@ -84,24 +87,19 @@ def test_default_workdir_names_the_config_and_its_argument():
     assert launch.default_workdir("configs/dot.py:task=copy,cell=gru") == "runs/dot_task-copy-cell-gru"
 
 
-TINY_FLAGS = ["--config.task.num_symbols=6", "--config.task.train_max_length=4",
-              "--config.task.eval_max_length=6", "--config.task.eval_examples_per_length=2",
-              "--config.model.embed_dim=8", "--config.model.hidden_size=8",
-              "--config.model.attention.dim=8", "--config.train.batch_size=8",
-              "--config.train.num_steps=10", "--config.train.warmup_steps=2",
-              "--config.train.steps_per_call=5", "--config.train.log_every=5",
-              "--config.train.eval_every=10", "--config.train.checkpoint_every=10"]
-
-
 def test_launch_runs_a_sweep_file_and_prints_the_comparison(tmp_path):
-    result = _launch("--config=experiments/benchmark_sweep.py:members=3", *TINY_FLAGS,
-                     f"--workdir={tmp_path}")
+    result = _launch("--config=experiments/benchmark_sweep.py:members=3,tiny",
+                     "--config.train.num_steps=10", f"--workdir={tmp_path}")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "sweep: 3 members in 1 cohort(s)" in result.stdout
     assert "| base | 3 |" in result.stdout  # three seeds of one setting, one row
     assert sorted(p.name for p in (tmp_path / "members").iterdir()) == [
         "seed-0", "seed-1", "seed-2"]
     assert (tmp_path / "summary.csv").exists()
+    assert (tmp_path / "commands.txt").read_text().startswith(
+        "python launch.py --config=experiments/benchmark_sweep.py:members=3,tiny ")
+    # The run stored its compiled programs in the cache the tests share (conftest.py).
+    assert any(Path(os.environ[compilation_cache.ENVIRONMENT_VARIABLE]).iterdir())
     bad = _launch("--config=experiments/benchmark_sweep.py:members=many", f"--workdir={tmp_path}/x")
     assert bad.returncode != 0 and "expected members=N" in bad.stderr
     bad = _launch("--config=experiments/benchmark_sweep.py", "--part=3/2", f"--workdir={tmp_path}/x")
@@ -142,3 +140,20 @@ def test_bad_translation_fields_are_refused(field, value, words):
     config.task[field] = value
     with pytest.raises(ConfigError, match=words):
         validate(config)
+
+
+def test_the_compilation_cache_directory_and_switch(monkeypatch, tmp_path):
+    monkeypatch.setenv(compilation_cache.ENVIRONMENT_VARIABLE, str(tmp_path / "cache"))
+    assert compilation_cache.default_directory() == str(tmp_path / "cache")
+    monkeypatch.delenv(compilation_cache.ENVIRONMENT_VARIABLE)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert compilation_cache.default_directory() == str(tmp_path / "attention_research" / "jax")
+    assert compilation_cache.enable("off") is None
+    monkeypatch.setenv(compilation_cache.ENVIRONMENT_VARIABLE, "off")
+    assert compilation_cache.enable(None) is None
+
+
+def test_record_refuses_a_single_run(tmp_path):
+    result = _launch("--config=configs/additive.py:tiny", "--record", f"--workdir={tmp_path / 'x'}")
+    assert result.returncode != 0 and "--record are for sweeps" in result.stderr
+    assert not (tmp_path / "x").exists()

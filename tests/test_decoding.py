@@ -7,12 +7,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from attention_research import models, tasks
+from attention_research import data, models
+from attention_research.tasks import TASKS
 from attention_research.decoding import beam_search, greedy_decode, length_penalty
 from configs import additive, transformer
 
 SYMBOLS = 2  # outputs are EOS and two symbols: few enough to enumerate every sequence
-VOCAB = tasks.vocab_size(SYMBOLS)
+VOCAB = SYMBOLS + data.NUM_SPECIAL
 MAX_LENGTH = 4
 
 
@@ -30,7 +31,7 @@ def _model(family):
 @pytest.fixture(scope="module", params=["rnn", "transformer"])
 def tiny_model(request):
     model = _model(request.param)
-    batch = tasks.sample_batch(jax.random.PRNGKey(3), "reverse", 3, SYMBOLS, 2, 5)
+    batch = TASKS["reverse"].random_batch(jax.random.PRNGKey(3), 3, SYMBOLS, 2, 5)
     # Large random weights make peaked, order-dependent distributions: a real search.
     # The init seeds are ones whose sources end at different lengths (1 and 4 tokens).
     seed = {"rnn": 5, "transformer": 3}[request.param]
@@ -41,11 +42,11 @@ def tiny_model(request):
 
 def _complete_hypotheses():
     """Every output a decoder can give: ends with EOS, or fills MAX_LENGTH without one."""
-    outputs = [tasks.EOS] + [tasks.NUM_SPECIAL + s for s in range(SYMBOLS)]
+    outputs = [data.EOS] + [data.NUM_SPECIAL + s for s in range(SYMBOLS)]
     symbols = outputs[1:]
     for length in range(1, MAX_LENGTH + 1):
         for body in itertools.product(symbols, repeat=length - 1):
-            yield list(body) + [tasks.EOS]
+            yield list(body) + [data.EOS]
     yield from (list(seq) for seq in itertools.product(symbols, repeat=MAX_LENGTH))
 
 
@@ -54,14 +55,14 @@ def _exhaustive_best(model, params, source, alpha):
     hypotheses = list(_complete_hypotheses())
     best = []
     for row in range(source.shape[0]):
-        targets = np.full((len(hypotheses), MAX_LENGTH), tasks.PAD, np.int32)
+        targets = np.full((len(hypotheses), MAX_LENGTH), data.PAD, np.int32)
         for i, hypothesis in enumerate(hypotheses):
             targets[i, :len(hypothesis)] = hypothesis
-        inputs = np.concatenate([np.full((len(hypotheses), 1), tasks.BOS), targets[:, :-1]], 1)
-        inputs = np.where(inputs == tasks.EOS, tasks.PAD, inputs)
+        inputs = np.concatenate([np.full((len(hypotheses), 1), data.BOS), targets[:, :-1]], 1)
+        inputs = np.where(inputs == data.EOS, data.PAD, inputs)
         sources = np.repeat(np.asarray(source[row:row + 1]), len(hypotheses), 0)
         logits, _ = model.apply({"params": params}, sources, inputs)
-        logits = logits.at[..., jnp.array([tasks.PAD, tasks.BOS])].set(-jnp.inf)
+        logits = logits.at[..., jnp.array([data.PAD, data.BOS])].set(-jnp.inf)
         token_logp = np.take_along_axis(np.asarray(jax.nn.log_softmax(logits)),
                                         targets[..., None], -1)[..., 0]
         lengths = np.array([len(h) for h in hypotheses])
@@ -97,9 +98,41 @@ def test_a_finished_hypothesis_does_not_stop_the_others(tiny_model):
     even when other rows finish earlier or later."""
     model, params, source = tiny_model
     together, _, _ = beam_search(model, params, source, MAX_LENGTH, beam_size=3, alpha=0.6)
-    lengths = (np.asarray(together) != tasks.PAD).sum(1)
+    lengths = (np.asarray(together) != data.PAD).sum(1)
     for row in range(source.shape[0]):
         alone, _, _ = beam_search(model, params, source[row:row + 1], MAX_LENGTH,
                                   beam_size=3, alpha=0.6)
         np.testing.assert_array_equal(np.asarray(alone[0]), np.asarray(together[row]))
     assert len(set(lengths.tolist())) > 1  # the rows really do finish at different steps
+
+
+class _RowEndsAtItsIndex:
+    """A model following the decoding protocol whose row i emits EOS at step i; it
+    counts, on the host, the decoding steps it is asked for."""
+
+    def __init__(self):
+        self.steps = []
+
+    def apply(self, variables, *args, method):
+        return getattr(self, method)(*args)
+
+    def start_decoding(self, source, max_length):
+        return None, jnp.zeros((), jnp.int32)
+
+    def decode_step(self, carry, tokens, memory, step):
+        jax.debug.callback(self.steps.append, step)
+        token = jnp.where(jnp.arange(tokens.shape[0]) <= step, data.EOS, data.NUM_SPECIAL)
+        return carry + 1, 10.0 * jax.nn.one_hot(token, VOCAB), None
+
+
+def test_greedy_decoding_stops_as_soon_as_every_row_has_ended():
+    model = _RowEndsAtItsIndex()
+    tokens, weights = jax.jit(lambda s: greedy_decode(model, {}, s, 50))(
+        jnp.ones((3, 4), jnp.int32))
+    jax.effects_barrier()
+    assert len(model.steps) == 3  # rows end at steps 0, 1, 2: three steps of 50
+    np.testing.assert_array_equal(np.asarray(tokens)[:, :4], [
+        [data.EOS, data.PAD, data.PAD, data.PAD],
+        [data.NUM_SPECIAL, data.EOS, data.PAD, data.PAD],
+        [data.NUM_SPECIAL, data.NUM_SPECIAL, data.EOS, data.PAD]])
+    assert weights.shape == (3, 50, 4) and not np.any(np.asarray(weights))

@@ -159,13 +159,14 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
 
 _INIT_EIGHT_DEFAULT_MEMBERS = """
 import jax
-from attention_research import models, tasks
+from attention_research import data, models
+from attention_research.tasks import TASKS
 from attention_research.training.state import create_train_state, make_optimizer
 from configs import additive
 config = additive.get_config()
-vocab = tasks.vocab_size(config.task.num_symbols)
+vocab = config.task.num_symbols + data.NUM_SPECIAL
 model = models.make_model(config, vocab, vocab)
-example = tasks.sample_batch(jax.random.PRNGKey(0), "reverse", 1, 8, 1, 8)
+example = TASKS["reverse"].random_batch(jax.random.PRNGKey(0), 1, 8, 1, 8)
 state = create_train_state(model, make_optimizer(config.train), example, list(range(8)))
 jax.block_until_ready(state)
 print("initialised", jax.tree.leaves(state.params)[0].shape[0])
@@ -184,3 +185,35 @@ def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "initialised 8" in done.stdout
+
+
+def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp_path):
+    """commands.txt holds the command line; record() copies the report and finished
+    members, deleting nothing; members copied back into a work directory are not
+    retrained."""
+    import shutil
+    from attention_research.record import record
+    sweep = sweeps.axis("config.seed", [0, 1])
+    summaries = run_sweep(tiny_config(), sweep, tmp_path / "run", progress=False,
+                          command="python launch.py --config=experiments/x.py")
+    assert (tmp_path / "run" / "commands.txt").read_text() == (
+        "python launch.py --config=experiments/x.py\n")
+    results = tmp_path / "results"
+    (results / "plots").mkdir(parents=True)
+    (results / "README.md").write_text("notes by hand")
+    (results / "plots" / "older.png").write_bytes(b"kept")
+    assert record(tmp_path / "run", results) == ["seed-0", "seed-1"]
+    assert (results / "README.md").read_text() == "notes by hand"
+    assert (results / "plots" / "older.png").read_bytes() == b"kept"
+    for name in ("summary.md", "summary.csv", "commands.txt", "plots/learning_curves.png",
+                 "plots/attention_base.png", "members/seed-1/summary.json",
+                 "members/seed-1/metrics.jsonl", "members/seed-1/config.json"):
+        assert (results / name).is_file(), name
+    assert not list(results.rglob("checkpoints"))  # small files only
+    resumed = tmp_path / "resumed"
+    shutil.copytree(results / "members", resumed / "members")
+    calls = []
+    again = run_sweep(tiny_config(), sweep, resumed, progress=False, hooks=[calls.append])
+    assert calls == [] and again == json.loads(json.dumps(summaries))  # as read back
+    table = lambda workdir: (workdir / "summary.md").read_text().split("\n", 1)[1]  # no title
+    assert table(resumed) == table(tmp_path / "run")

@@ -111,7 +111,7 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
 
 @pytest.mark.parametrize("field, value, words", [
     ("model.attention.score", "bilinear", "valid choices: dot, scaled_dot, general, additive"),
-    ("task.name", "sort", "valid choices: copy, reverse"),
+    ("task.name", "palindrome", "valid choices: copy, reverse"),
     ("model.cell", "rnn", "valid choices: lstm, gru"),
     ("task.train_max_length", 0, "train_min_length <= task.train_max_length"),
     ("task.eval_max_length", 3, "must be >= task.train_max_length"),
@@ -163,8 +163,7 @@ def test_a_small_model_learns_copy(tmp_path):
 @pytest.mark.parametrize("name", ["local_m", "local_p", "hard", "multihead"])
 def test_each_new_config_trains_and_decodes(name, tmp_path):
     import importlib
-    from tests.conftest import shrink
-    config = shrink(importlib.import_module(f"configs.{name}").get_config("task=copy"))
+    config = importlib.import_module(f"configs.{name}").get_config("task=copy,tiny")
     config.train.num_steps = 10
     config.train.eval_every = 10
     summary = train(config, tmp_path, progress=False)
@@ -180,7 +179,9 @@ def test_hard_attention_scores_learn_only_through_reinforce(weights, learns):
     """The sample is not differentiable: without the REINFORCE and entropy terms the
     score parameters get no gradient at all; with them they move."""
     import jax
-    from attention_research import models, tasks
+    from attention_research import models
+    from attention_research.attention import training_signal
+    from attention_research.tasks import get_task
     from attention_research.training.mesh import Placement, make_mesh
     from attention_research.training.state import create_train_state, make_optimizer
     from attention_research.training.steps import make_train_call
@@ -188,16 +189,17 @@ def test_hard_attention_scores_learn_only_through_reinforce(weights, learns):
     config = tiny_config()
     config.model.attention.alignment = "hard"
     config.model.attention.hard.reinforce_weight, config.model.attention.hard.entropy_weight = weights
-    vocab = tasks.vocab_size(config.task.num_symbols)
-    model = models.make_model(config, vocab, vocab)
+    task = get_task("copy")(config)
+    model = models.make_model(config, task.vocab_size, task.vocab_size)
     tx = make_optimizer(config.train)
-    example = tasks.sample_batch(jax.random.PRNGKey(0), "copy", 1, 6, 1, 4)
-    state = create_train_state(model, tx, example, [0])
+    signal = training_signal(config.model.attention)
+    state = create_train_state(model, tx, task.example_batch(), [0], signal=signal)
     placement = Placement(make_mesh(config.mesh), 1)
-    new_state, _ = make_train_call(model, tx, config, placement)(state)
+    new_state, _ = make_train_call(model, tx, config, placement, task.sample_batch)(state)
     before = state.params["decoder"]["attention"]["score_fn"]
     after = new_state.params["decoder"]["attention"]["score_fn"]
     moved = any(np.any(np.asarray(a) != np.asarray(b)) for a, b in
                 zip(jax.tree_util.tree_leaves(before), jax.tree_util.tree_leaves(after)))
     assert moved == learns
-    assert float(new_state.reward_baseline[0]) < 0  # rewards are log-likelihoods
+    # The signal's state rides in the train state: rewards are log-likelihoods (< 0).
+    assert float(new_state.signal_state["reward_baseline"][0]) < 0

@@ -5,14 +5,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from attention_research import models, tasks
+from attention_research import data, models
+from attention_research.tasks import TASKS
 from attention_research.config_checks import ConfigError, validate
 from attention_research.decoding import greedy_decode
 from attention_research.models.transformer import sinusoidal_positions
 from configs import transformer
 
 SCORES = ["scaled_dot", "dot", "general", "additive", "cosine"]
-VOCAB = tasks.vocab_size(6)
+VOCAB = 6 + data.NUM_SPECIAL
 
 
 def _model(score="scaled_dot", **overrides):
@@ -27,7 +28,7 @@ def _model(score="scaled_dot", **overrides):
 
 def _setup(score="scaled_dot", seed=0, **overrides):
     model = _model(score, **overrides)
-    batch = tasks.sample_batch(jax.random.PRNGKey(seed), "reverse", 4, 6, 1, 6)
+    batch = TASKS["reverse"].random_batch(jax.random.PRNGKey(seed), 4, 6, 1, 6)
     params = model.init(jax.random.PRNGKey(1), batch.source, batch.target_inputs)["params"]
     return model, params, batch
 
@@ -56,13 +57,13 @@ def test_source_padding_changes_nothing(score):
 def test_incremental_decoding_equals_teacher_forcing_on_its_own_output(score):
     model, params, batch = _setup(score, seed=3)
     tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 7))(params, batch.source)
-    inputs = jnp.concatenate([jnp.full((4, 1), tasks.BOS), tokens[:, :-1]], axis=1)
+    inputs = jnp.concatenate([jnp.full((4, 1), data.BOS), tokens[:, :-1]], axis=1)
     logits, forced_weights = model.apply({"params": params}, batch.source, inputs)
-    forced = np.asarray(jnp.argmax(logits.at[..., :tasks.EOS].set(-jnp.inf), -1))
+    forced = np.asarray(jnp.argmax(logits.at[..., :data.EOS].set(-jnp.inf), -1))
     tokens = np.asarray(tokens)
-    assert not np.any(tokens[:, 0] == tasks.PAD)  # decoding never emits PAD or BOS
+    assert not np.any(tokens[:, 0] == data.PAD)  # decoding never emits PAD or BOS
     for row in range(4):
-        stop = list(tokens[row]).index(tasks.EOS) + 1 if tasks.EOS in tokens[row] else 7
+        stop = list(tokens[row]).index(data.EOS) + 1 if data.EOS in tokens[row] else 7
         np.testing.assert_array_equal(tokens[row, :stop], forced[row, :stop])
         np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
-from attention_research.tasks.synthetic import BOS, EOS, PAD
-from attention_research.tasks.translation import datasets, metrics, pipeline, subwords
+from attention_research.data import BOS, EOS, PAD
+from attention_research.tasks.translation import datasets, metrics, pipeline, report, subwords
 from tests.test_translation_data import _write_ding_file
 
 
@@ -24,10 +24,10 @@ def test_bleu_and_chrf_through_sacrebleu_on_known_strings():
     by_length = metrics.bleu_by_length(references, references, sources, (5, 10))
     assert by_length == {"1-5": {"bleu": pytest.approx(100.0), "count": 1},
                          "6-10": {"bleu": pytest.approx(100.0), "count": 1}}
-    # The last bucket is open-ended; empty buckets are left out.
+    # The last bin is open-ended; empty bins are left out.
     by_length = metrics.bleu_by_length(references, references, sources, (1, 3))
     assert list(by_length) == ["2-3", "4+"]
-    assert metrics.length_buckets((4, 8)) == [(1, 4), (5, 8), (9, None)]
+    assert metrics.length_bins((4, 8)) == [(1, 4), (5, 8), (9, None)]
 
 
 class TinyTranslate(tfds.core.GeneratorBasedBuilder):
@@ -189,7 +189,6 @@ def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, 
 
 def test_paired_bootstrap_and_the_significance_table(tmp_path):
     from types import SimpleNamespace
-    from attention_research import reports
     rng = np.random.default_rng(0)
     words = "the a cat dog sat ran on under mat rug today now".split()
     references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(3, 12, 60)]
@@ -211,9 +210,9 @@ def test_paired_bootstrap_and_the_significance_table(tmp_path):
             (folder / f"test.{kind}.txt").write_text("".join(f"{x}\n" for x in lines))
         config = SimpleNamespace(task=SimpleNamespace(bleu_length_bins=(5, 8)))
         members.append(SimpleNamespace(name=name, workdir=tmp_path / name, config=config))
-    table = reports.significance_markdown(members, "test", n_samples=100)
+    table = report.significance_markdown(members, "test", n_samples=100)
     assert "against the first member, **none**" in table
     assert "| member | all (60) | 1-5 (" in table and "| 9+ (" in table
-    assert table.count("p=") == 4  # dot against none: all and three buckets
+    assert table.count("p=") == 4  # dot against none: all and three bins
     (tmp_path / "dot" / "translations" / "test.hypothesis.txt").unlink()
-    assert reports.significance_markdown(members, "test") is None
+    assert report.significance_markdown(members, "test") is None

@@ -1,45 +1,28 @@
-"""The registry of attention formulations: pick one by name from a config.
+"""Attention formulations, picked by name from a config.
 
 A formulation is a score (how q and k_s compare) with an alignment (how scores
-become weights), optionally split into heads. Adding a score: one class in
-``scores.py``, one entry in ``SCORES`` below, one config file in ``configs/``,
-one test in ``tests/test_scores.py``.
+become weights), optionally split into heads. Both are registered with their
+properties in ``registry.py``; adding a score is one class in ``scores.py`` with
+its ``@register_score`` line, one config file in ``configs/`` and one test in
+``tests/test_scores.py``.
 """
 
 from __future__ import annotations
 
 from attention_research.attention.attention import (
-    ALIGNMENTS, LOCAL_ALIGNMENTS, Attention, Memory, MultiHeadAttention, NoAttention,
-    entropy, gaussian_weighting, masked_softmax, window_mask)
-from attention_research.attention.scores import (
-    AdditiveScore, CosineScore, DotScore, GeneralScore, LocationScore, ScaledDotScore)
-
-# name -> constructor(query_dim, key_dim, attention_dim, max_length) -> score module
-SCORES = {
-    "dot": lambda q, k, a, n: DotScore(),
-    "scaled_dot": lambda q, k, a, n: ScaledDotScore(),
-    "general": lambda q, k, a, n: GeneralScore(query_dim=q),
-    "additive": lambda q, k, a, n: AdditiveScore(dim=a),
-    "location": lambda q, k, a, n: LocationScore(max_length=n),
-    "cosine": lambda q, k, a, n: CosineScore(key_dim=k),
-}
-ALIASES = {"concat": "additive"}
-NO_ATTENTION = "none"
-# Scores that compare q with k_s directly need both in one space.
-SAME_DIM_SCORES = ("dot", "scaled_dot")
+    Attention, Memory, MultiHeadAttention, NoAttention, entropy, gaussian_weighting,
+    masked_softmax, window_mask)
+from attention_research.attention.registry import (
+    ALIASES, ALIGNMENTS, NO_ATTENTION, SCORES, canonical_score, score_names,
+    transformer_alignments, transformer_scores)
+from attention_research.attention.reinforce import NoSignal
+from attention_research.attention import scores  # noqa: F401 (registers the scores)
 
 
-def score_names():
-    """Every name a config may use for ``model.attention.score``."""
-    return sorted(SCORES) + sorted(ALIASES) + [NO_ATTENTION]
-
-
-def canonical_score(name: str) -> str:
-    name = ALIASES.get(name, name)
-    if name not in SCORES and name != NO_ATTENTION:
-        raise ValueError(
-            f"unknown attention score {name!r}; valid choices: {', '.join(score_names())}")
-    return name
+def training_signal(attention_config):
+    """The extra loss the configured alignment trains with (hard: REINFORCE)."""
+    make = ALIGNMENTS[attention_config.alignment].training_signal
+    return NoSignal() if make is None else make(attention_config)
 
 
 def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: int,
@@ -63,22 +46,24 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
     multihead = num_heads > 1 or projections or head_dim > 0
     out_dim = key_dim
     if multihead:
-        if alignment == "hard":
-            raise ValueError("hard attention samples one position per query; it is not "
-                             "supported with projected heads (use num_heads=1, head_dim=0)")
+        if not ALIGNMENTS[alignment].multihead:
+            raise ValueError(f"{alignment} attention samples one position per query; it is "
+                             "not supported with projected heads (use num_heads=1, head_dim=0)")
         if not head_dim and key_dim % num_heads:
             raise ValueError(f"{num_heads} heads must divide the key size {key_dim}")
         query_dim = key_dim = head_dim or key_dim // num_heads
     if fused and not (multihead and score == "scaled_dot" and alignment == "global"):
         raise ValueError("fused attention (jax.nn.dot_product_attention) computes multi-head "
                          "scaled_dot global attention only")
-    if score in SAME_DIM_SCORES and query_dim != key_dim:
+    if SCORES[score].equal_sizes and query_dim != key_dim:
         raise ValueError(
             f"score {score!r} compares queries and keys directly, so they need the same "
             f"size; got query {query_dim} and key {key_dim}")
-    core = Attention(score_fn=SCORES[score](query_dim, key_dim, attention_dim, max_length),
-                     alignment=alignment, window=window, predictor_dim=attention_dim,
-                     soft_fraction=soft_fraction, name=None if multihead else name)
+    score_fn = SCORES[score].module(query_dim=query_dim, key_dim=key_dim,
+                                    attention_dim=attention_dim, max_length=max_length)
+    core = Attention(score_fn=score_fn, alignment=alignment, window=window,
+                     predictor_dim=attention_dim, soft_fraction=soft_fraction,
+                     name=None if multihead else name)
     if not multihead:
         return core
     return MultiHeadAttention(core, num_heads=num_heads, head_dim=key_dim, out_dim=out_dim,
@@ -86,7 +71,8 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
 
 
 __all__ = [
-    "ALIASES", "ALIGNMENTS", "Attention", "LOCAL_ALIGNMENTS", "Memory", "MultiHeadAttention",
-    "NO_ATTENTION", "NoAttention", "SCORES", "canonical_score", "entropy", "gaussian_weighting",
-    "make_attention", "masked_softmax", "score_names", "window_mask",
+    "ALIASES", "ALIGNMENTS", "Attention", "Memory", "MultiHeadAttention", "NO_ATTENTION",
+    "NoAttention", "SCORES", "canonical_score", "entropy", "gaussian_weighting",
+    "make_attention", "masked_softmax", "score_names", "training_signal",
+    "transformer_alignments", "transformer_scores", "window_mask",
 ]

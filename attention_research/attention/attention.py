@@ -16,9 +16,16 @@ Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
 * ``hard`` — stochastic hard attention: while training (an rng named ``sample``
   is given) the context is the state at one position s ~ α, or with probability
   ``soft_fraction`` the expected context Σ α h̄; log α(s) and the entropy of α are
-  recorded in the ``reinforce`` collection for the REINFORCE loss
-  (``attention_research.training.reinforce``). Without the rng (evaluation) the
-  context is the state at argmax α. The weights returned are α itself.
+  recorded in the ``reinforce`` collection for the REINFORCE loss, the training
+  signal hard attention registers (``reinforce.py``). Without the rng
+  (evaluation) the context is the state at argmax α. The weights returned are α.
+
+* A window that lies wholly past the end of the source (local_m, once
+  t − D > L − 1) holds no valid position: the weights are all zero and so is the
+  context, the outside of a window being ignored as Luong et al. do at the ends.
+  Teacher forcing never gets there (t ≤ L, and the window always holds L − 1);
+  only a greedy decoder that has run D steps past the source does, by when its
+  output is already wrong.
 """
 
 from __future__ import annotations
@@ -29,8 +36,16 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-ALIGNMENTS = ("global", "local_m", "local_p", "hard")
-LOCAL_ALIGNMENTS = ("local_m", "local_p")
+from attention_research.attention.registry import ALIGNMENTS, register_alignment
+from attention_research.attention.reinforce import Reinforce
+
+register_alignment("global", transformer=True, paper="Bahdanau et al. 2015, Eq. 6; "
+                   "Luong et al. 2015, Eq. 7")
+register_alignment("local_m", local=True, paper="Luong et al. 2015, §3.2")
+register_alignment("local_p", local=True, paper="Luong et al. 2015, Eq. 9-10")
+# One sampled position per query: projected heads would each need their own sample.
+register_alignment("hard", multihead=False, training_signal=Reinforce,
+                   paper="Xu et al. 2015, §4.1, Eq. 10-12")
 
 
 class Memory(NamedTuple):
@@ -108,7 +123,7 @@ class Attention(nn.Module):
         if mask is not None:
             valid = valid & mask
         num_positions = scores.shape[-1]
-        if self.alignment in LOCAL_ALIGNMENTS:
+        if ALIGNMENTS[self.alignment].local:
             if positions is None:
                 positions = jnp.broadcast_to(jnp.arange(queries.shape[1]), queries.shape[:2])
             centres = self.centres(queries, memory, positions)

@@ -7,7 +7,8 @@ can be pre-computed"):
   prepare(keys)            [B, S, dk] -> key features, once per source sequence
   __call__(queries, feats) [B, T, dq] -> scores [B, T, S]
 
-A new score is one class here plus one entry in ``SCORES``.
+A new score is one class here, registered with ``@register_score`` and the
+properties the rest of the code asks about (``registry.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,20 @@ from __future__ import annotations
 import jax.numpy as jnp
 import flax.linen as nn
 
+from attention_research.attention.registry import register_score
 
-class DotScore(nn.Module):
+
+class Score(nn.Module):
+    """The sizes every score is built with; each uses the ones it needs."""
+
+    query_dim: int  # dq, the decoder state (query) size
+    key_dim: int  # dk, the encoder state (key) size
+    attention_dim: int  # hidden size of a score's own layers (additive's W_a, U_a)
+    max_length: int  # the longest source the model will see (location's rows)
+
+
+@register_score("dot", equal_sizes=True, paper="Luong et al. 2015, Eq. 8")
+class DotScore(Score):
     """Luong et al. 2015, Eq. (8), "dot": score(h_t, h̄_s) = h_tᵀ h̄_s."""
 
     def prepare(self, keys):
@@ -26,7 +39,8 @@ class DotScore(nn.Module):
         return jnp.einsum("btd,bsd->bts", queries, keys)
 
 
-class ScaledDotScore(nn.Module):
+@register_score("scaled_dot", equal_sizes=True, paper="Vaswani et al. 2017, Eq. 1")
+class ScaledDotScore(Score):
     """Vaswani et al. 2017, Eq. (1): score(q, k_s) = qᵀk_s / √d_k."""
 
     def prepare(self, keys):
@@ -36,13 +50,12 @@ class ScaledDotScore(nn.Module):
         return jnp.einsum("btd,bsd->bts", queries, keys)
 
 
-class GeneralScore(nn.Module):
+@register_score("general", paper="Luong et al. 2015, Eq. 8")
+class GeneralScore(Score):
     """Luong et al. 2015, Eq. (8), "general": score(h_t, h̄_s) = h_tᵀ W_a h̄_s.
 
     W_a maps key space to query space, so W_a h̄_s is precomputed per sequence.
     """
-
-    query_dim: int
 
     def setup(self):
         self.w_a = nn.Dense(self.query_dim, use_bias=False, name="W_a")
@@ -54,17 +67,16 @@ class GeneralScore(nn.Module):
         return jnp.einsum("btd,bsd->bts", queries, keys)
 
 
-class AdditiveScore(nn.Module):
+@register_score("additive", paper="Bahdanau et al. 2015, Eq. 6")
+class AdditiveScore(Score):
     """Bahdanau et al. 2015, Eq. (6) / App. A.1.2: v_aᵀ tanh(W_a s_{i-1} + U_a h_j).
 
     Luong et al. 2015 call the same form "concat": v_aᵀ tanh(W_a[h_t; h̄_s]).
     """
 
-    dim: int
-
     def setup(self):
-        self.w_a = nn.Dense(self.dim, use_bias=False, name="W_a")
-        self.u_a = nn.Dense(self.dim, name="U_a")
+        self.w_a = nn.Dense(self.attention_dim, use_bias=False, name="W_a")
+        self.u_a = nn.Dense(self.attention_dim, name="U_a")
         self.v_a = nn.Dense(1, use_bias=False, name="v_a")
 
     def prepare(self, keys):
@@ -75,15 +87,15 @@ class AdditiveScore(nn.Module):
         return self.v_a(hidden)[..., 0]
 
 
-class LocationScore(nn.Module):
+# No keys to compare: in self-attention every position would get the same weights.
+@register_score("location", transformer=False, paper="Luong et al. 2015, Eq. 8")
+class LocationScore(Score):
     """Luong et al. 2015, Eq. (8), "location": a_t = softmax(W_a h_t).
 
     The score of source position s is (W_a h_t)_s: it depends on the target
     state only, never on the source contents. W_a has one row per position up to
     ``max_length``, the longest source the model will ever see.
     """
-
-    max_length: int
 
     def setup(self):
         self.w_a = nn.Dense(self.max_length, name="W_a")
@@ -102,14 +114,14 @@ class LocationScore(nn.Module):
         return scores + keys[:, None, :]  # + 0: broadcasts to [B, T, S]
 
 
-class CosineScore(nn.Module):
+@register_score("cosine", paper="Graves et al. 2014, Eq. 5-6")
+class CosineScore(Score):
     """Graves et al. 2014 (Neural Turing Machines), Eq. (5)-(6), content addressing.
 
     score(q, k_s) = β · cos(W q, k_s), with key strength β = softplus(w_βᵀ q + b_β)
     emitted by the query at every step, so the model chooses how sharp to be.
     """
 
-    key_dim: int
     epsilon: float = 1e-6
 
     def setup(self):

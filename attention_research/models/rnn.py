@@ -23,7 +23,9 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from attention_research.attention import Memory, make_attention
+from attention_research.attention import Memory, canonical_score, make_attention
+from attention_research.errors import choice, require
+from attention_research.models.registry import attention_kwargs, register_family
 
 CELLS = ("lstm", "gru")
 DECODER_STYLES = ("bahdanau", "luong")
@@ -232,3 +234,36 @@ class Seq2Seq(nn.Module):
         features = self.drop(features, deterministic=not train)
         # The vocabulary projection is one big matmul outside the time loop.
         return self.readout(features), weights
+
+
+def build(config, source_vocab_size: int, target_vocab_size: int) -> Seq2Seq:
+    model = config.model
+    return Seq2Seq(source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size,
+                   embed_dim=model.embed_dim, hidden_size=model.hidden_size, cell=model.cell,
+                   num_layers=model.num_layers, bidirectional=model.bidirectional,
+                   decoder_style=model.decoder_style, attention=attention_kwargs(config),
+                   dropout=model.dropout)
+
+
+def validate(config):
+    model = config.model
+    choice(model.cell, CELLS, "model.cell")
+    choice(model.decoder_style, DECODER_STYLES, "model.decoder_style")
+    require(not model.bidirectional or model.hidden_size % 2 == 0,
+            f"a bidirectional encoder splits model.hidden_size between its two directions, "
+            f"so it must be even; got {model.hidden_size}")
+    require(not model.fused_attention, "model.fused_attention applies to the transformer "
+            "family only")
+
+
+def describe(config) -> str:
+    model, attention = config.model, config.model.attention
+    alignment = "" if attention.alignment == "global" else f" {attention.alignment}"
+    heads = f", {attention.num_heads} heads" if attention.num_heads > 1 else ""
+    return (f"{canonical_score(attention.score)}{alignment} attention{heads}, "
+            f"{model.decoder_style} decoder, {'bi' if model.bidirectional else 'uni'}-"
+            f"{model.cell.upper()}")
+
+
+register_family("rnn", build=build, validate=validate, defaults=lambda config: None,
+                describe=describe)

@@ -4,8 +4,9 @@ Pre-LayerNorm (Xiong et al. 2020): x + Sublayer(LN(x)), final LayerNorm on both
 stacks. Sinusoidal (Vaswani §3.5) or learned positions. Self- and cross-attention
 are ``make_attention(..., projections=True)``: multi-head attention over any score
 of the registry — ``scaled_dot`` as in the paper, ``dot``, ``general``,
-``additive`` or ``cosine`` as ablations. ``location`` (no keys to look at) and
-``none`` make no sense here and are refused.
+``additive`` or ``cosine`` as ablations: the scores registered as usable in the
+Transformer. ``location`` (no keys to look at) and ``none`` make no sense here and
+are refused, as are alignments other than global.
 
 Greedy decoding is incremental: each decoder layer caches the *prepared* key
 features and values of the tokens decoded so far. Every score's ``prepare`` works
@@ -21,10 +22,13 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from attention_research.attention import Memory, make_attention
+from attention_research.attention import (
+    Memory, canonical_score, make_attention, transformer_alignments, transformer_scores)
+from attention_research.errors import ConfigError, choice, require
+from attention_research.models.registry import (
+    attention_kwargs, max_source_length, register_family)
 
 POSITIONS = ("sinusoidal", "learned")
-TRANSFORMER_SCORES = ("scaled_dot", "dot", "general", "additive", "cosine")
 
 
 def sinusoidal_positions(length: int, dim: int):
@@ -37,13 +41,14 @@ def sinusoidal_positions(length: int, dim: int):
 
 
 def check_transformer_attention(score: str, alignment: str):
-    if score not in TRANSFORMER_SCORES:
+    if score not in transformer_scores():
         raise ValueError(f"score {score!r} cannot drive Transformer self- and cross-attention "
                          f"(location has no keys to compare, none has no attention); valid "
-                         f"choices: {', '.join(TRANSFORMER_SCORES)}")
-    if alignment != "global":
+                         f"choices: {', '.join(transformer_scores())}")
+    if alignment not in transformer_alignments():
         raise ValueError(f"the Transformer attends globally; alignment {alignment!r} is for "
-                         f"the RNN decoder (valid choice here: global)")
+                         f"the RNN decoder (valid choice here: "
+                         f"{', '.join(transformer_alignments())})")
 
 
 class FeedForward(nn.Module):
@@ -103,7 +108,7 @@ class DecoderLayer(_Block):
     def prepare_cross(self, encoded, mask) -> Memory:
         return self.cross_attention.prepare(encoded, mask)
 
-    def _rest(self, x, cross: Memory, train):
+    def _cross_and_feed_forward(self, x, cross: Memory, train):
         context, weights = self.cross_attention(self.norm_cross(x), cross)
         x = self.residual(x, context, train)
         return self.residual(x, self.ff(self.norm_ff(x), train), train), weights
@@ -115,7 +120,7 @@ class DecoderLayer(_Block):
         causal = jnp.tril(jnp.ones((length, length), bool))[None]
         context, _ = self.self_attention(h, self.self_attention.prepare(h, target_mask),
                                          mask=causal)
-        return self._rest(self.residual(x, context, train), cross, train)
+        return self._cross_and_feed_forward(self.residual(x, context, train), cross, train)
 
     def empty_cache(self, batch: int, max_length: int) -> Memory:
         """A cache of prepared keys and values for ``max_length`` decoded tokens."""
@@ -131,7 +136,8 @@ class DecoderLayer(_Block):
                        jax.tree_util.tree_map(write, cache.features, new.features),
                        cache.mask.at[:, step].set(True), None)
         context, _ = self.self_attention(h, cache)
-        x, weights = self._rest(self.residual(x, context, False), cross, False)
+        x, weights = self._cross_and_feed_forward(self.residual(x, context, False), cross,
+                                                  False)
         return x, cache, weights
 
 
@@ -214,3 +220,47 @@ class Transformer(nn.Module):
             caches.append(cache)
         logits = self.readout(self.decoder_norm(x))[:, 0]
         return tuple(caches), logits, None if weights is None else weights[:, 0]
+
+
+def build(config, source_vocab_size: int, target_vocab_size: int) -> Transformer:
+    model = config.model
+    attention = attention_kwargs(config)
+    attention["fused"] = model.fused_attention
+    return Transformer(
+        source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size,
+        d_model=model.hidden_size, num_heads=model.attention.num_heads,
+        num_layers=model.num_layers, ff_dim=model.ff_dim, max_length=max_source_length(config),
+        positions=model.positions, attention=attention, dropout=model.dropout)
+
+
+def validate(config):
+    model = config.model
+    try:
+        check_transformer_attention(canonical_score(model.attention.score),
+                                    model.attention.alignment)
+    except ValueError as error:
+        raise ConfigError(f"model.attention: {error}") from None
+    choice(model.positions, POSITIONS, "model.positions")
+    require(model.ff_dim >= 1, f"model.ff_dim must be >= 1, got {model.ff_dim}")
+    require(not model.fused_attention or model.attention.score == "scaled_dot",
+            "model.fused_attention computes scaled_dot attention only; set "
+            "model.attention.score=scaled_dot or model.fused_attention=False")
+
+
+def defaults(config):
+    """Vaswani's base model scaled to the synthetic tasks: 2 layers, 4 heads, d = 64."""
+    model = config.model
+    model.attention.num_heads = 4
+    model.hidden_size = 64  # d_model
+    model.num_layers = 2
+    model.ff_dim = 256
+
+
+def describe(config) -> str:
+    attention = config.model.attention
+    heads = f", {attention.num_heads} heads" if attention.num_heads > 1 else ""
+    return f"Transformer, {canonical_score(attention.score)} attention{heads}"
+
+
+register_family("transformer", build=build, validate=validate, defaults=defaults,
+                describe=describe)

@@ -1,8 +1,30 @@
-"""Tasks: the synthetic copy and reverse (translation comes later)."""
+"""Tasks, registered by name: the symbol tasks sampled on device (``copy``,
+``reverse``) and ``translation`` on a real corpus. Each implements the Task protocol
+(``protocol.py``); the training loop, the config checks and the sweep reports ask this
+registry and name no task. Adding a task: one module, one entry in ``TASKS``, its tests.
+"""
 
-from attention_research.tasks.synthetic import (
-    BOS, EOS, NUM_SPECIAL, PAD, TASKS, Batch, alignment_targets, make_batch, make_eval_set, sample_batch,
-    vocab_size)
+from __future__ import annotations
 
-__all__ = ["BOS", "EOS", "NUM_SPECIAL", "PAD", "TASKS", "Batch", "alignment_targets", "make_batch",
-           "make_eval_set", "sample_batch", "vocab_size"]
+from attention_research.errors import ConfigError
+from attention_research.tasks.protocol import Final, Run, Task
+from attention_research.tasks.synthetic import Copy, Reverse
+from attention_research.tasks.translation.task import Translation
+
+TASKS: dict[str, type] = {task.name: task for task in (Copy, Reverse, Translation)}
+DEFAULT_TASK = "reverse"  # what a config runs when its argument names no task
+
+
+def task_names() -> list[str]:
+    return list(TASKS)
+
+
+def get_task(name: str) -> type:
+    """The task class registered under ``name``; unknown names are refused with the choices."""
+    if name not in TASKS:
+        raise ConfigError(f"task.name={name!r} is not known; valid choices: "
+                          f"{', '.join(TASKS)}")
+    return TASKS[name]
+
+
+__all__ = ["DEFAULT_TASK", "Final", "Run", "TASKS", "Task", "get_task", "task_names"]

@@ -1,83 +1,248 @@
-"""Copy and reverse: synthetic tasks sampled on device.
+"""Symbol tasks sampled on device: ``copy`` and ``reverse``, and the ``SymbolTask`` base
+every such task shares (``sort.py`` is another).
 
 Tokens: 0 = PAD, 1 = BOS, 2 = EOS, symbols are 3 … num_symbols + 2. A source of
-length L holds L symbols drawn uniformly; the target is the source (copy) or the
-source reversed (reverse), followed by EOS. Batches are pure functions of a key,
-so a training step samples its own batch from (seed, step) inside jit: no host
-I/O, and a resumed run sees exactly the batches the uninterrupted run saw.
+length L holds L symbols drawn uniformly; the target is the source symbols in the
+order the task defines, followed by EOS. A task is that order alone
+(``source_positions``): the source position each output step reads, which is also the
+alignment an attention should find. Batches are pure functions of a key, so a
+training step samples its own batch from (seed, step) inside jit: no host I/O, and a
+resumed run sees exactly the batches the uninterrupted run saw.
+
+Evaluation: a fixed held-out set (``eval_examples_per_length`` of every length
+1 … eval_max_length, from its own seed), scored per length range — lengths seen in
+training and longer ones — by teacher-forced loss and token accuracy, greedy exact
+match, alignment accuracy and attention entropy.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-PAD, BOS, EOS = 0, 1, 2
-NUM_SPECIAL = 3
-TASKS = ("copy", "reverse")
+from attention_research import evaluation, plotting, reports
+from attention_research.attention import entropy
+from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
+from attention_research.decoding import greedy_decode
+from attention_research.errors import require
+from attention_research.tasks.protocol import Final
+from attention_research.training.steps import over_members, teacher_forced
+
+TARGET_SEQ_ACC = 0.99  # "solved": the summary records when the seen range first reaches it
 
 
-class Batch(NamedTuple):
-    source: jnp.ndarray  # [B, S] int32, PAD after the source length
-    target_inputs: jnp.ndarray  # [B, S + 1]: BOS y_1 … y_L, then PAD
-    targets: jnp.ndarray  # [B, S + 1]: y_1 … y_L EOS, then PAD
-    source_lengths: jnp.ndarray  # [B] int32
+class SymbolTask:
+    """A task over random symbol sequences; subclasses define ``source_positions``."""
+
+    name: ClassVar[str]
+    curve_score: ClassVar[str] = "seq_acc"
+    write_sweep_report = staticmethod(reports.write_accuracy_report)
+
+    @staticmethod
+    def source_positions(source, lengths):
+        """[B, S]: the source position output step t reads (t < L; any at padding)."""
+        raise NotImplementedError
+
+    # The config fragment -----------------------------------------------------------
+
+    @classmethod
+    def configure(cls, config):
+        task = config.task
+        task.num_symbols = 50  # distinct symbols, besides PAD/BOS/EOS
+        task.train_min_length = 1  # shortest training source
+        task.train_max_length = 25  # longest training source
+        task.eval_max_length = 50  # held-out lengths run 1 … eval_max_length
+        task.eval_examples_per_length = 32  # held-out examples of each length
+        task.eval_seed = 12345  # the held-out set is drawn from this seed alone
+
+    @classmethod
+    def shrink(cls, config):
+        config.task.update(num_symbols=6, train_max_length=4, eval_max_length=6,
+                           eval_examples_per_length=2)
+
+    @classmethod
+    def validate(cls, config):
+        task = config.task
+        require(task.num_symbols >= 1, f"task.num_symbols must be >= 1, got {task.num_symbols}")
+        require(1 <= task.train_min_length <= task.train_max_length,
+                f"need 1 <= task.train_min_length <= task.train_max_length, got "
+                f"{task.train_min_length} and {task.train_max_length}")
+        require(task.eval_max_length >= task.train_max_length,
+                f"task.eval_max_length ({task.eval_max_length}) must be >= "
+                f"task.train_max_length ({task.train_max_length})")
+        require(task.eval_examples_per_length >= 1,
+                "task.eval_examples_per_length must be >= 1")
+
+    # Batches -----------------------------------------------------------------------
+
+    def __init__(self, config, seeds=(), verbose: bool = False):
+        del seeds, verbose  # every member samples its own batches from its seed
+        self.config = config
+        task = config.task
+        self.vocab_size = task.num_symbols + NUM_SPECIAL
+        self.eval_set = self.make_eval_set(task.num_symbols, 1, task.eval_max_length,
+                                           task.eval_examples_per_length, task.eval_seed)
+        self.eval_lengths = np.asarray(self.eval_set.source_lengths)
+        self.ranges = evaluation.length_ranges(task.train_max_length, task.eval_max_length)
+        self.heatmap_indices = evaluation.heatmap_indices(
+            self.eval_lengths, task.train_max_length, config.train.num_heatmaps)
+
+    @classmethod
+    def make_batch(cls, symbols, lengths) -> Batch:
+        """Build a batch from raw symbols [B, S] (values in [0, num_symbols)) and lengths [B]."""
+        positions = jnp.arange(symbols.shape[1])[None, :]
+        valid = positions < lengths[:, None]
+        source = jnp.where(valid, symbols + NUM_SPECIAL, PAD).astype(jnp.int32)
+        body = jnp.take_along_axis(source, cls.source_positions(source, lengths), axis=1)
+        body = jnp.where(valid, body, PAD)
+        padded = jnp.pad(body, ((0, 0), (0, 1)))
+        targets = jnp.where(jnp.arange(padded.shape[1])[None, :] == lengths[:, None], EOS, padded)
+        target_inputs = jnp.pad(targets, ((0, 0), (1, 0)), constant_values=BOS)[:, :-1]
+        target_inputs = jnp.where(target_inputs == EOS, PAD, target_inputs)
+        return Batch(source, target_inputs, targets.astype(jnp.int32), lengths.astype(jnp.int32))
+
+    @classmethod
+    def random_batch(cls, key, batch_size: int, num_symbols: int, min_length: int,
+                     max_length: int) -> Batch:
+        """A fresh batch with lengths uniform in [min_length, max_length]; jit-friendly."""
+        length_key, symbol_key = jax.random.split(key)
+        lengths = jax.random.randint(length_key, (batch_size,), min_length, max_length + 1)
+        symbols = jax.random.randint(symbol_key, (batch_size, max_length), 0, num_symbols)
+        return cls.make_batch(symbols, lengths)
+
+    @classmethod
+    def make_eval_set(cls, num_symbols: int, min_length: int, max_length: int,
+                      examples_per_length: int, seed: int) -> Batch:
+        """The fixed held-out set: ``examples_per_length`` examples of every length.
+
+        Drawn from its own seed, so it is the same for every run, member and resume.
+        """
+        lengths = np.repeat(np.arange(min_length, max_length + 1), examples_per_length)
+        symbols = jax.random.randint(jax.random.PRNGKey(seed), (len(lengths), max_length),
+                                     0, num_symbols)
+        return jax.tree_util.tree_map(np.asarray,
+                                      cls.make_batch(symbols, jnp.asarray(lengths, jnp.int32)))
+
+    def sample_batch(self, key) -> Batch:
+        """One training batch, drawn on the device inside the train step."""
+        task = self.config.task
+        return self.random_batch(key, self.config.train.batch_size, task.num_symbols,
+                                 task.train_min_length, task.train_max_length)
+
+    def host_batches(self, first_call, placement):
+        raise NotImplementedError(f"{self.name} samples its batches on the device")
+
+    def example_batch(self) -> Batch:
+        return jax.tree_util.tree_map(lambda x: x[:1], self.eval_set)
+
+    @classmethod
+    def alignment_targets(cls, batch: Batch):
+        """[B, T]: the source position of the symbol output step t emits; -1 at EOS and
+        padding (t >= L)."""
+        lengths = batch.source_lengths[:, None]
+        positions = cls.source_positions(batch.source, batch.source_lengths)
+        steps = batch.targets.shape[1]
+        positions = jnp.pad(positions, ((0, 0), (0, steps - positions.shape[1])))
+        return jnp.where(jnp.arange(steps)[None, :] < lengths, positions, -1)
+
+    # Evaluation ----------------------------------------------------------------------
+
+    def make_evaluation(self, model, placement):
+        """jit(vmap(eval)) over members, on the fixed held-out set shared by all."""
+        heatmap_indices = jnp.asarray(self.heatmap_indices, jnp.int32)
+
+        def evaluate_member(params, batch: Batch):
+            stats, weights = teacher_forced(model, params, batch)
+            real = batch.targets != PAD
+            if weights is not None:
+                position = self.alignment_targets(batch)
+                hits = (jnp.argmax(weights, -1) == position) & (position >= 0)
+                stats["align_hits"] = jnp.sum(hits, axis=1)
+                stats["align_steps"] = jnp.sum(position >= 0, axis=1)
+                # How spread attention is: entropy of each real target step's weights
+                # (multi-head: of the head-averaged weights).
+                stats["entropy"] = jnp.sum(entropy(weights) * real, axis=1)
+            tokens, greedy_weights = greedy_decode(model, params, batch.source,
+                                                   batch.targets.shape[1])
+            stats["exact"] = jnp.all((tokens == batch.targets) | ~real, axis=1)
+            examples = {"tokens": tokens[heatmap_indices],
+                        "weights": greedy_weights[heatmap_indices]}
+            return stats, examples
+
+        compiled = over_members(evaluate_member, placement)
+
+        def evaluate(params) -> list[dict]:
+            stats, examples = jax.device_get(compiled(params, self.eval_set))
+            results = []
+            for member in range(len(stats["exact"])):
+                member_stats = {k: v[member] for k, v in stats.items()}
+                results.append({
+                    "metrics": evaluation.range_metrics(member_stats, self.eval_lengths,
+                                                        self.ranges),
+                    "by_length": evaluation.accuracy_by_length(member_stats, self.eval_lengths),
+                    "examples": {k: v[member] for k, v in examples.items()},
+                    "exact": member_stats["exact"]})
+            return results
+        return evaluate
+
+    def progress_line(self, metrics) -> str:
+        seen = self.ranges[0][0]
+        return ", ".join(f"{k.removeprefix('eval/')}={v:.4f}" for k, v in metrics.items()
+                         if "seq_acc" in k or ("align" in k and seen in k))
+
+    def finish(self, params, results, runs, step: int) -> list[Final]:
+        """Heat maps and accuracy by length; when the seen range first reached 0.99."""
+        del params  # the last held-out evaluation, in ``results``, is the final one
+        seen = self.ranges[0][0]
+        finals = []
+        for run, result in zip(runs, results):
+            if run.workdir.is_writer:
+                self._plot(run, result, step)
+            solved = [r for r in run.workdir.read_metrics()
+                      if (r.get(f"eval/seq_acc/{seen}") or 0.0) >= TARGET_SEQ_ACC]
+            finals.append(Final(summary={}, log={}, member={
+                "seq_acc_by_length": result["by_length"],
+                f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
+                f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
+        return finals
+
+    def _plot(self, run, result, step):
+        plots, config = run.workdir.plots_dir, run.config
+        has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
+        if self.heatmap_indices and has_weights:  # none and fused attention record none
+            examples = [{"source": self.eval_set.source[i],
+                         "output": result["examples"]["tokens"][j],
+                         "weights": result["examples"]["weights"][j],
+                         "correct": bool(result["exact"][i])}
+                        for j, i in enumerate(self.heatmap_indices)]
+            plotting.attention_heatmaps(plots / "attention.png", examples,
+                                        f"{run.title} — {self.name}, step {step}")
+        plotting.accuracy_by_length(plots / "seq_acc_by_length.png",
+                                    {f"seed {config.seed}": result["by_length"]},
+                                    config.task.train_max_length,
+                                    f"{run.title} — {self.name}, step {step}")
 
 
-def vocab_size(num_symbols: int) -> int:
-    return num_symbols + NUM_SPECIAL
+class Copy(SymbolTask):
+    """The output is the source: step t reads position t."""
+
+    name = "copy"
+
+    @staticmethod
+    def source_positions(source, lengths):
+        return jnp.broadcast_to(jnp.arange(source.shape[1]), source.shape)
 
 
-def make_batch(name: str, symbols, lengths) -> Batch:
-    """Build a batch from raw symbols [B, S] (values in [0, num_symbols)) and lengths [B]."""
-    if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}; valid choices: {', '.join(TASKS)}")
-    positions = jnp.arange(symbols.shape[1])[None, :]
-    valid = positions < lengths[:, None]
-    source = jnp.where(valid, symbols + NUM_SPECIAL, PAD).astype(jnp.int32)
-    if name == "reverse":
-        index = jnp.where(valid, lengths[:, None] - 1 - positions, positions)
-        body = jnp.take_along_axis(source, index, axis=1)
-    else:
-        body = source
-    padded = jnp.pad(body, ((0, 0), (0, 1)))
-    targets = jnp.where(jnp.arange(padded.shape[1])[None, :] == lengths[:, None], EOS, padded)
-    target_inputs = jnp.pad(targets, ((0, 0), (1, 0)), constant_values=BOS)[:, :-1]
-    target_inputs = jnp.where(target_inputs == EOS, PAD, target_inputs)
-    return Batch(source, target_inputs, targets.astype(jnp.int32), lengths.astype(jnp.int32))
+class Reverse(SymbolTask):
+    """The output is the source reversed: step t reads position L − 1 − t."""
 
+    name = "reverse"
 
-def sample_batch(key, name: str, batch_size: int, num_symbols: int, min_length: int,
-                 max_length: int) -> Batch:
-    """A fresh batch with lengths uniform in [min_length, max_length]; jit-friendly."""
-    length_key, symbol_key = jax.random.split(key)
-    lengths = jax.random.randint(length_key, (batch_size,), min_length, max_length + 1)
-    symbols = jax.random.randint(symbol_key, (batch_size, max_length), 0, num_symbols)
-    return make_batch(name, symbols, lengths)
-
-
-def make_eval_set(name: str, num_symbols: int, min_length: int, max_length: int,
-                  examples_per_length: int, seed: int) -> Batch:
-    """The fixed held-out set: ``examples_per_length`` examples of every length.
-
-    Drawn from its own seed, so it is the same for every run, member and resume.
-    """
-    lengths = np.repeat(np.arange(min_length, max_length + 1), examples_per_length)
-    symbols = jax.random.randint(jax.random.PRNGKey(seed), (len(lengths), max_length),
-                                 0, num_symbols)
-    return jax.tree_util.tree_map(np.asarray,
-                                  make_batch(name, symbols, jnp.asarray(lengths, jnp.int32)))
-
-
-def alignment_targets(name: str, lengths, num_steps: int):
-    """The source position each target step should attend to: t (copy), L-1-t (reverse).
-
-    Returns [B, num_steps]; entries at t >= L (EOS, padding) are -1.
-    """
-    t = jnp.arange(num_steps)[None, :]
-    lengths = lengths[:, None]
-    position = t if name == "copy" else lengths - 1 - t
-    return jnp.where(t < lengths, position, -1)
+    @staticmethod
+    def source_positions(source, lengths):
+        positions = jnp.arange(source.shape[1])[None, :]
+        return jnp.where(positions < lengths[:, None], lengths[:, None] - 1 - positions,
+                         positions)

@@ -7,10 +7,12 @@ process or many: the mesh spans ``jax.devices()``, every device of every host.
 
 from __future__ import annotations
 
+import os
+
 import jax
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from attention_research.config_checks import ConfigError
+from attention_research.errors import ConfigError
 
 AXES = ("member", "data")
 
@@ -45,8 +47,8 @@ class Placement:
         self.members = NamedSharding(mesh, P("member") if self.shard_members else P())
         self.replicated = NamedSharding(mesh, P())
         self.data = NamedSharding(mesh, P("data"))
-        # Pipeline batches [M, steps, B, L]: members as the state, rows over 'data'.
-        self.host_batches = NamedSharding(
+        # Host batch blocks [M, steps, B, L]: members as the state, rows over 'data'.
+        self.batch_blocks = NamedSharding(
             mesh, P("member" if self.shard_members else None, None, "data"))
 
     def split_batch(self, batch):
@@ -64,7 +66,6 @@ def initialize_distributed(coordinator_address=None, num_processes=None, process
     Cloud TPU, Kubernetes with JobSet, MPI). On CPUs the processes talk over
     gloo, JAX's CPU collectives. Call before anything touches a device.
     """
-    import os
     environment = os.environ.get
     coordinator_address = coordinator_address or environment("JAX_COORDINATOR_ADDRESS")
     num_processes = num_processes or _int(environment("JAX_NUM_PROCESSES"))

@@ -29,7 +29,9 @@ class TrainState:
     seed: jnp.ndarray  # int32; the member's seed, fixed
     params: Any
     opt_state: Any
-    reward_baseline: jnp.ndarray  # float32; hard attention's moving-average reward
+    # What the alignment's training signal carries between steps (hard attention:
+    # REINFORCE's moving-average reward baseline); {} for every other alignment.
+    signal_state: Any
 
 
 def member_key(seed, stream: int, step=0):
@@ -76,14 +78,15 @@ def make_optimizer(train_config) -> optax.GradientTransformation:
                        optax.scale_by_schedule(schedule_shape(train_config)))
 
 
-def init_member(model, tx, example_batch, seed) -> TrainState:
-    """One member's initial state; vmap it over seeds for a cohort."""
+def init_member(model, tx, example_batch, seed, signal_state=None) -> TrainState:
+    """One member's initial state; ``signal_state`` is the training signal's
+    ``init_state()`` (see ``attention.training_signal``)."""
     variables = model.init(member_key(seed, PARAMS_STREAM), example_batch.source,
                            example_batch.target_inputs)
     params = variables["params"]
     return TrainState(step=jnp.zeros((), jnp.int32), seed=jnp.asarray(seed, jnp.int32),
                       params=params, opt_state=tx.init(params),
-                      reward_baseline=jnp.zeros((), jnp.float32))
+                      signal_state={} if signal_state is None else signal_state)
 
 
 def member_hyperparams(configs) -> dict:
@@ -109,18 +112,20 @@ def _set_hyperparams(opt_state, values: dict):
 
 
 def create_train_state(model, tx, example_batch, seeds, hyperparams=None,
-                       sharding=None) -> TrainState:
+                       sharding=None, signal=None) -> TrainState:
     """Stacked initial states, one per seed: every leaf gets a leading member axis.
 
     ``hyperparams`` ({name: [value per member]}, see ``member_hyperparams``)
     replaces the values the optimiser was built with, member by member;
-    ``sharding`` places the stacked state (default: the default device).
+    ``sharding`` places the stacked state (default: the default device);
+    ``signal`` is the alignment's training signal, whose state each member carries.
     """
     seeds = np.asarray(seeds, np.int32)
     hyperparams = {k: np.asarray(v, np.float32) for k, v in (hyperparams or {}).items()}
 
     def init(seed, member_hyperparams):
-        state = init_member(model, tx, example_batch, seed)
+        state = init_member(model, tx, example_batch, seed,
+                            None if signal is None else signal.init_state())
         return state.replace(opt_state=_set_hyperparams(state.opt_state, member_hyperparams))
 
     # Members are initialised one after another (lax.map), not with vmap: vmap

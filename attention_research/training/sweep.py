@@ -3,6 +3,7 @@
     workdir/
       members/<name>/        one member's run (config.json, metrics.jsonl, plots, …)
       cohorts/<id>/checkpoints/   a cohort's stacked state
+      commands.txt           every command line that ran the sweep (launch.py)
       summary.md, summary.csv, plots/   the comparison of all members
 
 An interrupted sweep resumes: members that finished are not retrained, and the
@@ -23,8 +24,9 @@ from pathlib import Path
 
 import jax
 
-from attention_research import reports, sweeps
-from attention_research.config_checks import ConfigError
+from attention_research import sweeps
+from attention_research.errors import ConfigError
+from attention_research.tasks import get_task
 from attention_research.training.loop import train_cohort
 
 
@@ -37,16 +39,42 @@ def _finished(member: sweeps.Member):
     return summary if summary["steps"] == member.config.train.num_steps else None
 
 
+def training_seconds(members, summaries, max_cohort_members: int) -> float:
+    """Wall time of the training, summed over cohorts (each cohort's longest member):
+    the same whether the sweep ran in one go or was resumed."""
+    by_index = {m.index: s for m, s in zip(members, summaries)}
+    groups = sweeps.cohorts(members, max_cohort_members)
+    return sum(max(by_index[m.index]["wall_time_s"] for m in group) for group in groups)
+
+
+def report_writer(members):
+    """The report every member's task writes; a sweep's tasks must share one."""
+    writers = {get_task(m.config.task.name).write_sweep_report for m in members}
+    if len(writers) > 1:
+        names = sorted({m.config.task.name for m in members})
+        raise ConfigError(f"the tasks of one sweep must share a report; {', '.join(names)} "
+                          "do not: run them as separate sweeps")
+    return writers.pop()
+
+
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
-              hooks=(), part: tuple[int, int] = (1, 1)) -> list[dict] | None:
+              hooks=(), part: tuple[int, int] = (1, 1),
+              command: str | None = None) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
     cohorts; returns every member's summary in order, or None while members of
-    other parts are unfinished (the report waits for them)."""
+    other parts are unfinished (the report waits for them). ``command``, the command
+    line that runs the sweep, is appended to the work directory's commands.txt once
+    every member is validated."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
+    write_report = report_writer(members)
+    if command and jax.process_index() == 0:
+        workdir.mkdir(parents=True, exist_ok=True)
+        with open(workdir / "commands.txt", "a") as commands:
+            commands.write(command + "\n")
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
     if progress:
         share = "" if n == 1 else f", part {k}/{n}: cohorts {k}, {k}+{n}, …"
@@ -78,5 +106,6 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         return None
     ordered = [summaries[m.index] for m in members]
     if jax.process_index() == 0:  # one writer; the work directory is shared
-        reports.write_sweep_report(workdir, members, ordered)
+        write_report(workdir, members, ordered,
+                     training_seconds(members, ordered, base_config.max_cohort_members))
     return ordered

@@ -1,1 +1,2 @@
-"""Machine translation: corpora through TFDS (``ding_de_en`` built in) and subwords."""
+"""Machine translation: corpora through TFDS (``ding_de_en`` built in), subwords, the
+input pipeline, BLEU, and the ``translation`` task (``task.py``)."""

@@ -1,5 +1,5 @@
 """Translation metrics by sacrebleu on detokenised text: BLEU (Papineni et al. 2002),
-chrF (Popović 2015), and BLEU per source-length bucket — Bahdanau et al.'s Figure 2
+chrF (Popović 2015), and BLEU per source-length bin — Bahdanau et al.'s Figure 2
 for translation: how quality falls as sentences grow."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 
 
-def length_buckets(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:
-    """(first, last) source word counts of each bucket, from each bucket's last count;
-    one more bucket, (last + 1, None), takes every longer sentence.
+def length_bins(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:
+    """(first, last) source word counts of each bin, from each bin's last count;
+    one more bin, (last + 1, None), takes every longer sentence.
     (4, 8) -> [(1, 4), (5, 8), (9, None)]."""
     firsts = [1] + [last + 1 for last in last_lengths]
     return list(zip(firsts, list(last_lengths) + [None]))
 
 
-def bucket_name(first: int, last: int | None) -> str:
+def bin_name(first: int, last: int | None) -> str:
     return f"{first}+" if last is None else f"{first}-{last}"
 
 
@@ -29,24 +29,24 @@ def corpus_scores(hypotheses: Sequence[str], references: Sequence[str]) -> dict:
             "chrf": sacrebleu.corpus_chrf(list(hypotheses), [list(references)]).score}
 
 
-def bucket_rows(sources: Sequence[str], last_lengths: Sequence[int]) -> dict:
-    """{bucket name: indices of the sources in it} by word count; empty buckets left out."""
+def bin_rows(sources: Sequence[str], last_lengths: Sequence[int]) -> dict:
+    """{bin name: indices of the sources in it} by word count; empty bins left out."""
     words = np.array([len(s.split()) for s in sources])
     result = {}
-    for first, last in length_buckets(last_lengths):
+    for first, last in length_bins(last_lengths):
         upper = np.inf if last is None else last
         rows = np.flatnonzero((words >= first) & (words <= upper))
         if len(rows):
-            result[bucket_name(first, last)] = rows
+            result[bin_name(first, last)] = rows
     return result
 
 
 def bleu_by_length(hypotheses: Sequence[str], references: Sequence[str],
                    sources: Sequence[str], last_lengths: Sequence[int]) -> dict:
-    """{bucket: {'bleu': …, 'count': n}} by the source sentence's word count, in the
-    buckets of ``length_buckets(last_lengths)``; empty buckets are left out."""
+    """{bin: {'bleu': …, 'count': n}} by the source sentence's word count, in the
+    bins of ``length_bins(last_lengths)``; empty bins are left out."""
     result = {}
-    for name, rows in bucket_rows(sources, last_lengths).items():
+    for name, rows in bin_rows(sources, last_lengths).items():
         score = sacrebleu.corpus_bleu([hypotheses[i] for i in rows],
                                       [[references[i] for i in rows]]).score
         result[name] = {"bleu": score, "count": int(len(rows))}

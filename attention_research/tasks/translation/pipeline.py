@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import grain
+import jax
 import numpy as np
 
-from attention_research.tasks.synthetic import BOS, EOS, PAD, Batch
+from attention_research.data import BOS, EOS, PAD, Batch
 from attention_research.tasks.translation.datasets import as_text
 
 
@@ -166,6 +167,19 @@ def local_share(sharding, shape) -> tuple[slice, slice]:
                  for index in indices]
         return slice(min(starts), max(stops))
     return span(0), span(2)
+
+
+def to_global(local: np.ndarray, shape, sharding, members: slice, rows: slice):
+    """One global array of ``shape`` from this process's block ``local``, which holds
+    the ``members`` (axis 0) and ``rows`` (axis 2) that ``local_share`` gave."""
+    offset = (members.start, 0, rows.start)
+
+    def shard(index):
+        local_index = tuple(
+            slice((i.start or 0) - offset[axis], (shape[axis] if i.stop is None else i.stop)
+                  - offset[axis]) if axis < 3 else i for axis, i in enumerate(index))
+        return local[local_index]
+    return jax.make_array_from_callback(shape, sharding, shard)
 
 
 def eval_batches(split: TokenizedSplit, batch_size: int, widths: Sequence[int]):

@@ -1,7 +1,7 @@
 """Subwords: one SentencePiece model (Kudo & Richardson 2018) shared by both languages,
 trained on the training split and cached next to the data.
 
-Its ids line up with the synthetic tasks' specials: PAD 0, BOS 1, EOS 2 (and UNK 3),
+Its ids line up with the specials of every task (``data.py``): PAD 0, BOS 1, EOS 2 (and UNK 3),
 so models, decoding and metrics treat every task alike. One joint vocabulary lets
 source and target share ids (names, numbers, cognates) and keeps one file to cache.
 """
@@ -14,7 +14,7 @@ from typing import Iterable
 
 import sentencepiece as spm
 
-from attention_research.tasks.synthetic import BOS, EOS, PAD
+from attention_research.data import BOS, EOS, PAD
 
 UNK = 3
 

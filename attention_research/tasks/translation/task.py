@@ -1,0 +1,262 @@
+"""``translation``: any TFDS translation corpus (``ding_de_en`` built in) as a Task.
+
+What differs from the symbol tasks: batches come from the input pipeline
+(``pipeline.py``) on the host instead of being sampled inside the step; evaluation
+during training is the validation loss and greedy BLEU; at the end the
+``task.eval_split`` split is translated with beam search and scored with sacrebleu
+(BLEU, chrF, BLEU by source length), and sample translations are drawn with their
+attention over subword pieces.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from attention_research import plotting
+from attention_research.data import EOS, PAD, Batch
+from attention_research.errors import choice, require
+from attention_research.tasks.protocol import Final
+from attention_research.tasks.translation import datasets, metrics, pipeline, report, subwords
+from attention_research.training.steps import make_teacher_forced, make_translate
+
+
+class Translation:
+    name = "translation"
+    curve_score = "bleu"
+    write_sweep_report = staticmethod(report.write_sweep_report)
+    sample_batch = None  # batches come from the host pipeline
+
+    @classmethod
+    def configure(cls, config):
+        """The task's fields, and run defaults sized for ding_de_en on a CPU."""
+        task = config.task
+        task.dataset = "ding_de_en"  # ding_de_en, or any TFDS translation dataset (wmt14_translate/de-en)
+        task.data_dir = ""  # TFDS data directory ('': TFDS's default, ~/tensorflow_datasets)
+        task.data_path = ""  # ding_de_en's file ('': manual dir, /usr/share/trans/de-en, download)
+        task.source_language = ""  # '': the dataset's supervised keys (ding_de_en: de -> en)
+        task.target_language = ""
+        task.vocab_size = 2000  # SentencePiece pieces, one model for both languages
+        task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped
+        task.data_seed = 0  # order of the length buckets, shared by a cohort's members
+        task.eval_max_length = 128  # held-out sources and references are cut to this many pieces
+        task.eval_batch_size = 128  # sentences per evaluation batch
+        task.eval_split = "test"  # the split the final BLEU is measured on
+        task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
+        task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
+        # BLEU by source length: each bin's last word count, and one bin for longer.
+        # ding_de_en's test sentences are short (median 7 words, 81 of 1,033 over 12);
+        # for WMT use e.g. (10, 20, 30, 40, 50), Bahdanau et al.'s Figure 2.
+        task.bleu_length_bins = (4, 6, 8, 10, 12)
+        task.num_samples = 8  # sample translations (and heat maps) written with the summary
+        model, train = config.model, config.train
+        model.embed_dim = 128
+        model.hidden_size = 128
+        model.attention.dim = 128
+        if model.family == "transformer":
+            model.ff_dim = 512
+            model.dropout = 0.1
+        else:
+            model.dropout = 0.2
+        train.batch_size = 64
+        train.num_steps = 3000  # about 10 epochs of ding_de_en
+        train.learning_rate = 2e-3
+        train.warmup_steps = 200
+        train.steps_per_call = 10
+        train.log_every = 50
+        train.eval_every = 1000
+        train.checkpoint_every = 1000
+
+    @classmethod
+    def shrink(cls, config):
+        config.task.update(vocab_size=100, length_buckets=(12, 24), eval_max_length=32,
+                           eval_batch_size=32, beam_size=2, num_samples=4)
+        config.model.hidden_size = 16
+
+    @classmethod
+    def validate(cls, config):
+        task = config.task
+        require(task.vocab_size >= 16, f"task.vocab_size must be >= 16, got {task.vocab_size}")
+        buckets = list(task.length_buckets)
+        require(bool(buckets) and all(b >= 2 for b in buckets) and buckets == sorted(set(buckets)),
+                f"task.length_buckets must be increasing widths >= 2, got {tuple(buckets)}")
+        require(task.eval_max_length >= buckets[-1],
+                f"task.eval_max_length ({task.eval_max_length}) must be >= the longest "
+                f"training bucket ({buckets[-1]})")
+        bins = list(task.bleu_length_bins)
+        require(bool(bins) and bins[0] >= 1 and bins == sorted(set(bins)),
+                f"task.bleu_length_bins must be increasing word counts >= 1 (each BLEU bin's "
+                f"last length), got {tuple(bins)}")
+        for field in ("eval_batch_size", "beam_size"):
+            require(task[field] >= 1, f"task.{field} must be >= 1, got {task[field]}")
+        require(task.length_penalty >= 0, f"task.length_penalty must be >= 0, got "
+                f"{task.length_penalty}")
+        choice(task.eval_split, ("validation", "test"), "task.eval_split")
+        require(task.num_samples >= 0, "task.num_samples must be >= 0")
+
+    def __init__(self, config, seeds, verbose: bool = False):
+        self.config, self.seeds = config, list(seeds)
+        task = config.task
+        corpus = datasets.load(task.dataset, task.data_dir or None, task.data_path or None,
+                               task.source_language, task.target_language,
+                               splits=sorted({"train", "validation", task.eval_split}))
+        # Read only if the subword model must be trained (it is cached after that).
+        train_texts = (text for language in (corpus.source_language, corpus.target_language)
+                       for text in corpus.texts("train", language))
+        self.processor = subwords.train_or_load(train_texts, corpus.data_dir, task.vocab_size)
+        self.splits = {name: pipeline.tokenize(corpus, name, self.processor)
+                       for name in corpus.splits}
+        self.vocab_size = self.processor.get_piece_size()
+        self.batches = pipeline.TrainBatches(
+            self.splits["train"], task.length_buckets, config.train.batch_size,
+            config.train.steps_per_call, task.data_seed, self.seeds)
+        # Evaluation batches take the training widths plus one for the longest sentences.
+        self.eval_widths = sorted({*task.length_buckets, task.eval_max_length})
+        if verbose:
+            print(f"{corpus.name} {corpus.source_language}->{corpus.target_language}: "
+                  + ", ".join(f"{n} {len(s)}" for n, s in self.splits.items())
+                  + f" pairs; {self.vocab_size} subword pieces; {self.batches.skipped} training "
+                  f"pairs longer than {task.length_buckets[-1]} pieces left out")
+
+    def example_batch(self) -> Batch:
+        split = self.splits["train"]
+        return pipeline.collate(split.sources[:1], split.targets[:1], self.batches.boundaries[0])
+
+    def host_batches(self, first_call: int, placement):
+        """Every train call's batches from ``first_call`` on, as global arrays: this
+        process builds only the members and rows its devices hold."""
+        sharding = placement.batch_blocks
+        members, rows = pipeline.local_share(sharding, self.batches.global_shape(first_call))
+        for call, block in self.batches.as_grain(first_call, members, rows):
+            shape = self.batches.global_shape(call)
+            yield Batch(*(pipeline.to_global(field, shape[:field.ndim], sharding, members, rows)
+                          for field in block))
+
+    def alignment_targets(self, batch):
+        return None  # a translation's alignment is not known
+
+    def make_evaluation(self, model, placement):
+        """Validation loss and token accuracy (teacher forcing) and greedy BLEU/chrF."""
+        teacher_forced = make_teacher_forced(model, placement)
+        self.greedy = make_translate(model, placement, 1, 0.0)
+        self.beam = make_translate(model, placement, self.config.task.beam_size,
+                                   self.config.task.length_penalty)
+
+        def evaluate(params) -> list[dict]:
+            loss, token_acc = self._validation_loss(teacher_forced, params)
+            hypotheses, _ = self.translate(params, "validation", beam=False)
+            references = self.splits["validation"].target_texts
+            results = []
+            for member in range(len(self.seeds)):
+                scores = metrics.corpus_scores(hypotheses[member], references)
+                results.append({"metrics": {
+                    "eval/loss/validation": float(loss[member]),
+                    "eval/token_acc/validation": float(token_acc[member]),
+                    "eval/bleu/validation": scores["bleu"],
+                    "eval/chrf/validation": scores["chrf"]}})
+            return results
+        return evaluate
+
+    def _validation_loss(self, teacher_forced, params):
+        split = self.splits["validation"]
+        sums = np.zeros((3, len(self.seeds)))
+        for rows, batch in pipeline.eval_batches(split, self.config.task.eval_batch_size,
+                                                 self.eval_widths):
+            stats = jax.device_get(teacher_forced(params, batch))
+            real = len(rows)  # the last batch is filled up with copies of its final row
+            for k, key in enumerate(("nll", "correct", "count")):
+                sums[k] += stats[key][:, :real].sum(axis=1)
+        return sums[0] / sums[2], sums[1] / sums[2]
+
+    def translate(self, params, split_name, beam: bool, indices=()):
+        """Every member's detokenised translations of a split, and the source, tokens and
+        weights of the sentences ``indices``: ([M][N] strings, {index: (source, tokens
+        per member, weights per member)})."""
+        split, task = self.splits[split_name], self.config.task
+        translate = self.beam if beam else self.greedy
+        outputs = [[""] * len(split) for _ in self.seeds]
+        wanted, drawn = set(indices), {}
+        for rows, batch in pipeline.eval_batches(split, task.eval_batch_size, self.eval_widths):
+            width = batch.source.shape[1]
+            max_length = min(task.eval_max_length, 2 * width)
+            tokens, weights = jax.device_get(translate(params, batch.source, max_length))
+            for j, index in enumerate(rows):
+                for member in range(len(self.seeds)):
+                    outputs[member][index] = self.detokenize(tokens[member, j])
+                if index in wanted:
+                    drawn[index] = (batch.source[j], tokens[:, j], weights[:, j])
+        return outputs, drawn
+
+    def detokenize(self, tokens) -> str:
+        tokens = [int(t) for t in tokens]
+        if EOS in tokens:
+            tokens = tokens[:tokens.index(EOS)]
+        return self.processor.decode([t for t in tokens if t != PAD])
+
+    def progress_line(self, metrics_) -> str:
+        return ", ".join(f"{k.removeprefix('eval/')}={v:.3f}" for k, v in metrics_.items())
+
+    def _sample_indices(self, split):
+        """``num_samples`` sentences spread over the source lengths."""
+        count = min(self.config.task.num_samples, len(split))
+        if not count:
+            return []
+        order = np.argsort(split.source_lengths, kind="stable")
+        return [int(order[i]) for i in np.linspace(0, len(order) - 1, count).round().astype(int)]
+
+    def finish(self, params, results, runs, step: int) -> list[Final]:
+        """Translate ``task.eval_split`` (beam search), score it, write and draw it."""
+        task = self.config.task
+        split = self.splits[task.eval_split]
+        samples = self._sample_indices(split)
+        hypotheses, drawn = self.translate(params, task.eval_split, beam=task.beam_size > 1,
+                                           indices=samples)
+        finals = []
+        for member, run in enumerate(runs):
+            scores = metrics.corpus_scores(hypotheses[member], split.target_texts)
+            by_length = metrics.bleu_by_length(hypotheses[member], split.target_texts,
+                                               split.source_texts, task.bleu_length_bins)
+            scored = {f"{task.eval_split}/bleu": scores["bleu"],
+                      f"{task.eval_split}/chrf": scores["chrf"]}
+            sample_rows = [{"source": split.source_texts[i], "reference": split.target_texts[i],
+                            "translation": hypotheses[member][i]} for i in samples]
+            finals.append(Final(
+                log=scored,
+                summary={"dataset": task.dataset,
+                         "decoding": {"split": task.eval_split, "beam_size": task.beam_size,
+                                      "length_penalty": task.length_penalty},
+                         "data": {name: len(s) for name, s in self.splits.items()}
+                         | {"train_pairs_too_long": self.batches.skipped,
+                            "vocab_size": self.vocab_size}},
+                member={"bleu_by_length": by_length, "samples": sample_rows}))
+            if run.workdir.is_writer:
+                self._write_translations(run.workdir, split, task.eval_split, hypotheses[member])
+                self._plot(run, step, member, drawn, by_length)
+        return finals
+
+    @staticmethod
+    def _write_translations(workdir, split, name, hypotheses):
+        """translations/<split>.{source,reference,hypothesis}.txt, one sentence a line:
+        what sacrebleu's command line takes, e.g. for a paired bootstrap test between
+        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs)."""
+        folder = workdir.path / "translations"
+        folder.mkdir(exist_ok=True)
+        for kind, lines in (("source", split.source_texts), ("reference", split.target_texts),
+                            ("hypothesis", hypotheses)):
+            (folder / f"{name}.{kind}.txt").write_text("".join(f"{line}\n" for line in lines))
+
+    def _plot(self, run, step, member, drawn, by_length):
+        plots = run.workdir.plots_dir
+        examples = []
+        for source, tokens, weights in drawn.values():
+            if not np.any(weights[member]):
+                continue  # no attention (none, fused) records no weights
+            examples.append({"source": source, "output": tokens[member],
+                             "weights": weights[member], "correct": None})
+        if examples:  # the four shortest samples: small enough to read every piece
+            plotting.attention_heatmaps(
+                plots / "attention.png", examples[:4],
+                f"{run.title} — {self.config.task.dataset}, step {step}",
+                labels=self.processor.id_to_piece)
+        plotting.bleu_by_length(plots / "bleu_by_length.png",
+                                {f"seed {run.config.seed}": by_length}, run.title)

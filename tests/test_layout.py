@@ -1,0 +1,82 @@
+"""The package's shape: no import cycle (function-level imports included), and no task
+named where the registry should be asked instead."""
+
+import ast
+import re
+from pathlib import Path
+
+from attention_research.tasks import TASKS
+
+PACKAGE = Path(__file__).resolve().parents[1] / "attention_research"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports anywhere in its code. ``from a import b``
+    counts as importing ``a.b`` when that is a module, else ``a``. The implicit import
+    of a parent package that Python performs first is not an edge: a package whose
+    ``__init__`` imports its submodules would otherwise always be a cycle."""
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                edges.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    edges.add(full if _is_module(full) else node.module)
+        graph[_module_name(path)] = {e for e in edges if e.split(".")[0] == PACKAGE.name}
+    return graph
+
+
+def find_cycle(graph):
+    """One import cycle as a list of modules, or None."""
+    state, stack = {}, []
+
+    def visit(module):
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        state[module] = "done"
+        stack.pop()
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (cycle := visit(module)):
+            return cycle
+    return None
+
+
+def test_the_package_has_no_import_cycle():
+    graph = import_graph()
+    assert "attention_research.training.loop" in graph  # the walk found the package
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph))
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_training_config_checks_and_reports_name_no_task():
+    generic = [*(PACKAGE / "training").glob("*.py"), PACKAGE / "config_checks.py",
+               PACKAGE / "reports.py"]
+    pattern = re.compile(r"\b(" + "|".join(TASKS) + r")\b")
+    found = [f"{path.name}:{number}: {line.strip()}" for path in generic
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if pattern.search(line)]
+    assert not found, found
