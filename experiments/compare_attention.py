@@ -1,10 +1,14 @@
-"""Every formulation of the registry on copy and reverse, 3 seeds each, default lengths
-(train 1-25, evaluate 1-50). The three seeds of a formulation and task are one cohort.
+"""Every formulation on copy, reverse and sort, 3 seeds each, default lengths (train
+1-25, evaluate 1-50). The three seeds of a formulation and task are one cohort.
 
     python launch.py --config=experiments/compare_attention.py
 
-summary.md answers which formulation wins where: sequence accuracy on lengths seen
-and longer, alignment accuracy, steps to 0.99, mean and spread over seeds.
+Copy and reverse are position-addressed: the source position of output step t is t or
+L - 1 - t. Sort is content-addressed: it depends on the symbols alone, so ``location``
+(weights from the target state only) and ``local_m`` (a window around p_t = t) should
+fail there by design. summary.md answers which formulation wins where: sequence
+accuracy on lengths seen and longer, alignment accuracy, steps to 0.99, mean and
+spread over seeds.
 """
 
 from attention_research import sweeps
@@ -21,12 +25,13 @@ FORMULATIONS = (
         "config.model.attention.num_heads": 4, "config.model.num_layers": 2}])
 
 
-def get_config():
+def get_config(arg=None):
     config = base.get_config()
     config.name = "compare_attention"
-    return config
+    return base.shrink_if_tiny(config, arg)
 
 
 def get_sweep():
-    return sweeps.product(FORMULATIONS, sweeps.axis("config.task.name", ["copy", "reverse"]),
+    return sweeps.product(FORMULATIONS,
+                          sweeps.axis("config.task.name", ["copy", "reverse", "sort"]),
                           sweeps.axis("config.seed", [0, 1, 2]))

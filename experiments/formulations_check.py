@@ -1,22 +1,22 @@
-"""Every RNN formulation config on copy and reverse, defaults, one seed: a smoke check
-and first look, not a verdict (the seeded comparison is issue 4's compare_attention).
+"""Every RNN formulation config on reverse and copy, defaults, one seed: a smoke check
+and first look, not a verdict (the seeded comparison is compare_attention).
 
-    python experiments/formulations_check.py
+    python launch.py --config=experiments/formulations_check.py
+
+Each member is what ``python launch.py --config=configs/SCORE.py:task=TASK`` runs.
 """
 
-from _common import Run, execute, write_results
-
-FORMULATIONS = ["additive", "dot", "scaled_dot", "general", "location", "cosine", "none"]
-
-
-def main():
-    for task in ("reverse", "copy"):
-        runs = [execute(Run(f"{name}_{task}", f"configs/{name}.py:task={task}"),
-                        "formulations_check") for name in FORMULATIONS]
-        write_results(f"formulations_check/{task}",
-                      f"Every formulation config on {task} (defaults, seed 0)", runs,
-                      script="experiments/formulations_check.py")
+from attention_research import attention, sweeps
+from configs import base
 
 
-if __name__ == "__main__":
-    main()
+def get_config(arg=None):
+    config = base.get_config()
+    config.name = "formulations_check"
+    return base.shrink_if_tiny(config, arg)
+
+
+def get_sweep():
+    return sweeps.product(
+        sweeps.axis("config.task.name", ["reverse", "copy"]),
+        sweeps.axis("config.model.attention.score", [*attention.SCORES, attention.NO_ATTENTION]))

@@ -1,20 +1,23 @@
 """Stochastic hard attention (Xu et al. 2015, REINFORCE) against soft global attention,
-same additive score and model, on copy and reverse: learning curves side by side.
+same additive score and model, on copy and reverse, defaults, one seed: learning
+curves side by side.
 
-    python experiments/hard_vs_soft.py
+    python launch.py --config=experiments/hard_vs_soft.py
+
+The members are what ``configs/additive.py:task=TASK`` (soft) and
+``configs/hard.py:task=TASK`` run.
 """
 
-from _common import Run, execute, write_results
+from attention_research import sweeps
+from configs import base
 
 
-def main():
-    for task in ("copy", "reverse"):
-        runs = [execute(Run(f"{name}_{task}", f"configs/{config}.py:task={task}"),
-                        "hard_vs_soft") for name, config in [("soft", "additive"),
-                                                             ("hard", "hard")]]
-        write_results(f"hard_vs_soft/{task}", f"Hard (REINFORCE) vs soft attention on {task}",
-                      runs, script="experiments/hard_vs_soft.py")
+def get_config(arg=None):
+    config = base.get_config()
+    config.name = "hard_vs_soft"
+    return base.shrink_if_tiny(config, arg)
 
 
-if __name__ == "__main__":
-    main()
+def get_sweep():
+    return sweeps.product(sweeps.axis("config.task.name", ["copy", "reverse"]),
+                          sweeps.axis("config.model.attention.alignment", ["global", "hard"]))

@@ -9,14 +9,14 @@ from attention_research import sweeps
 from configs import base
 
 
-def get_config():
+def get_config(arg=None):
     config = base.get_config("task=reverse")
     config.name = "length_generalization"
     config.task.train_max_length = 50
     config.task.eval_max_length = 100
     config.task.eval_examples_per_length = 16
     config.train.num_steps = 3000
-    return config
+    return base.shrink_if_tiny(config, arg)
 
 
 def get_sweep():

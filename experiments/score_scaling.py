@@ -19,11 +19,11 @@ from configs import base
 SIZES = [16, 64, 256, 512]
 
 
-def get_config():
+def get_config(arg=None):
     config = base.get_config("task=reverse")
     config.name = "score_scaling"
     config.train.eval_at_start = True
-    return config
+    return base.shrink_if_tiny(config, arg)
 
 
 def get_sweep():

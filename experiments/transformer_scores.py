@@ -1,18 +1,21 @@
 """The Transformer with scaled_dot (Vaswani et al. 2017) vs additive vs dot scores in
-every self- and cross-attention, on reverse: lengths 1-25 seen in training, 26-50 longer.
+every self- and cross-attention, on reverse, one seed: lengths 1-25 seen in training,
+26-50 longer.
 
-    python experiments/transformer_scores.py
+    python launch.py --config=experiments/transformer_scores.py
+
+The members are what ``configs/transformer.py:score=SCORE`` runs.
 """
 
-from _common import Run, execute, write_results
+from attention_research import sweeps
+from configs import base, transformer
 
 
-def main():
-    runs = [execute(Run(score, f"configs/transformer.py:score={score}"), "transformer_scores")
-            for score in ("scaled_dot", "additive", "dot")]
-    write_results("transformer_scores", "Transformer scores on reverse", runs,
-                  script="experiments/transformer_scores.py")
+def get_config(arg=None):
+    config = transformer.get_config("task=reverse")
+    config.name = "transformer_scores"
+    return base.shrink_if_tiny(config, arg)
 
 
-if __name__ == "__main__":
-    main()
+def get_sweep():
+    return sweeps.axis("config.model.attention.score", ["scaled_dot", "additive", "dot"])

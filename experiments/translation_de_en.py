@@ -22,11 +22,11 @@ SCORE = "config.model.attention.score"
 TRANSFORMER = transformer.get_config("task=translation").model
 
 
-def get_config():
+def get_config(arg=None):
     config = base.get_config("task=translation")
     config.name = "translation_de_en"
     config.train.num_steps = 8000  # the validation loss still falls at the default 3000
-    return config
+    return base.shrink_if_tiny(config, arg)
 
 
 def get_sweep():

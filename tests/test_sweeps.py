@@ -143,12 +143,17 @@ def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(
 
 
 def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
-    """The sweeps under experiments/ are refused before anything trains if they are wrong."""
+    """The sweeps under experiments/ are refused before anything trains if they are wrong;
+    every experiment is a sweep file that launch.py runs."""
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (72, 24), "length_generalization": (8, 4),
-                "score_scaling": (12, 12), "benchmark_sweep": (8, 1)}
+    expected = {"compare_attention": (108, 36), "length_generalization": (8, 4),
+                "score_scaling": (12, 12), "benchmark_sweep": (8, 1),
+                "formulations_check": (14, 14), "local_attention": (3, 3),
+                "hard_vs_soft": (4, 4), "transformer_scores": (3, 3),
+                "translation_de_en": (8, 8)}
+    assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))
     for name, (num_members, num_cohorts) in expected.items():
         spec = importlib.util.spec_from_file_location(name, root / "experiments" / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
@@ -217,3 +222,18 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert calls == [] and again == json.loads(json.dumps(summaries))  # as read back
     table = lambda workdir: (workdir / "summary.md").read_text().split("\n", 1)[1]  # no title
     assert table(resumed) == table(tmp_path / "run")
+
+
+def test_a_sweep_file_runs_tiny_through_launch(tmp_path):
+    """Any experiment takes the tiny argument: here hard_vs_soft, four members end to end."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "launch.py", "--config=experiments/hard_vs_soft.py:tiny",
+                           f"--workdir={tmp_path}"], cwd=root, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "sweep: 4 members in 4 cohort(s)" in done.stdout
+    for setting in ("task-copy_alignment-global", "task-reverse_alignment-hard"):
+        assert f"| {setting} | 1 |" in done.stdout

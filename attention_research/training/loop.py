@@ -104,9 +104,9 @@ class Cohort:
             return self.train_call  # host batches vary in width: jit compiles each width
         compile_start = time.time()
         compiled = self.train_call.lower(state, *inputs).compile()
-        if self.is_writer and progress:
-            print(f"compiled the train step of {len(self.configs)} member(s) in "
-                  f"{time.time() - compile_start:.1f} s")
+        if self.is_writer and progress:  # through tqdm, not across its progress bar
+            tqdm.write(f"compiled the train step of {len(self.configs)} member(s) in "
+                       f"{time.time() - compile_start:.1f} s")
         return compiled
 
     def log_train(self, step, pending, since):
