@@ -84,12 +84,12 @@ def learning_curves(path, records, title: str, score: str = "seq_acc"):
     fig, (loss_ax, acc_ax) = plt.subplots(1, 2, figsize=(11, 4))
     members = sorted({r["member"] for r in records})
     for member in members:
-        mine = [r for r in records if r["member"] == member]
-        train = [(r["step"], r["train/loss"]) for r in mine if "train/loss" in r]
+        of_member = [r for r in records if r["member"] == member]
+        train = [(r["step"], r["train/loss"]) for r in of_member if "train/loss" in r]
         if train:
             loss_ax.plot(*zip(*train), label=f"member {member}" if len(members) > 1 else "train")
         prefix = f"eval/{score}/"
-        evals = [r for r in mine if any(k.startswith(prefix) for k in r)]
+        evals = [r for r in of_member if any(k.startswith(prefix) for k in r)]
         for key in sorted({k for r in evals for k in r if k.startswith(prefix)}):
             points = [(r["step"], r[key]) for r in evals if r.get(key) is not None]
             label = key.removeprefix(prefix)

@@ -81,10 +81,10 @@ class WorkDir:
         if not (self.is_writer and self.metrics_path.exists()):
             return
         lines = self.metrics_path.read_text().splitlines(keepends=True)
-        kept = [line for line in lines if line.strip() and json.loads(line)["step"] <= step]
-        if len(kept) != len(lines):
+        up_to_step = [line for line in lines if line.strip() and json.loads(line)["step"] <= step]
+        if len(up_to_step) != len(lines):
             tmp = self.metrics_path.with_suffix(".jsonl.tmp")
-            tmp.write_text("".join(kept))
+            tmp.write_text("".join(up_to_step))
             os.replace(tmp, self.metrics_path)
 
     def read_metrics(self):

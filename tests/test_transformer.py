@@ -5,14 +5,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from attention_research import data, models
-from attention_research.tasks import TASKS
+from attention_research import attention, data, models
 from attention_research.config_checks import ConfigError, validate
 from attention_research.decoding import greedy_decode
 from attention_research.models.transformer import sinusoidal_positions
+from attention_research.tasks import TASKS
 from configs import transformer
 
-SCORES = ["scaled_dot", "dot", "general", "additive", "cosine"]
+SCORES = attention.transformer_scores()  # every score registered as usable here
 VOCAB = 6 + data.NUM_SPECIAL
 
 
