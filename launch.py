@@ -14,6 +14,10 @@ the command line apply to the base config under every member. Without --workdir
 the run goes to runs/<config>[_<argument>]; running the same command again
 resumes it from its last checkpoint. Compiled programs are cached on disk
 (attention_research/compilation_cache.py), so a second run skips compiling.
+
+An error (a bad config, a missing file, a locked or unwritable work directory, a
+non-finite loss, a full disk) ends the run with one line, "error: …", that says what
+to do; --verbose shows the full traceback instead.
 """
 
 import time
@@ -52,7 +56,12 @@ _COMPILATION_CACHE = flags.DEFINE_string(
     "compilation_cache", None, "Directory of JAX's persistent compilation cache; 'off' turns "
     "it off. Default: $ATTENTION_RESEARCH_COMPILATION_CACHE, else "
     "~/.cache/attention_research/jax.")
+_VERBOSE = flags.DEFINE_bool("verbose", False, "On an error, show the full traceback, not "
+                             "just the one-line explanation.")
 flags.mark_flag_as_required("config")
+
+# Where the configs live, for an error that names a config file that is not there.
+ROOT = Path(__file__).resolve().parent
 
 
 def parse_part(text: str) -> tuple[int, int]:
@@ -91,53 +100,132 @@ def record_destination(config_spec: str) -> Path:
     return path.parent / "results" / path.stem
 
 
+def available_configs() -> str:
+    found = [f"{folder}/{p.name}" for folder in ("configs", "experiments")
+             for p in sorted((ROOT / folder).glob("*.py"))
+             if not p.name.startswith("_") and p.name != "base.py"]
+    return ", ".join(found)
+
+
+def explain_flag_error(error: Exception, argv) -> str:
+    """One line for an error raised while the flags are parsed: absl's own (a bad
+    value; a config file whose get_config raised, with the traceback in its text) or
+    ml_collections' (a mistyped --config override key)."""
+    text = str(error.args[0] if error.args else error)
+    if isinstance(error, flags.Error):
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        flag = re.match(r"flag (--\S+?): ", lines[0])
+        reason = lines[-1] if len(lines) > 1 else lines[0].removeprefix(flag[0] if flag else "")
+        return f"{flag[1] + ': ' if flag else ''}{reason}"
+    if isinstance(error, (KeyError, AttributeError)):  # a mistyped override key
+        text = text.strip("'\"").replace("\\n", " ").replace("\\'", "'")
+        key = re.search(r"'?([A-Za-z_][A-Za-z0-9_]*)'?", text)
+        argument = next((a for a in argv[1:] if a.startswith("--config.") and key
+                         and re.search(rf"\.{key[1]}(\.|$)", a.split("=")[0])), None)
+        suggestion = re.search(r'Did you mean "([^"]+)"', text)
+        return (f"{argument or 'a --config override'}: the config has no field "
+                f"{key[1] if key else text!r}"
+                + (f"; did you mean {suggestion[1]!r}?" if suggestion else "")
+                + " (python launch.py --config=FILE --helpfull lists the fields)")
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def parse_flags(argv):
+    """Parse the flags; any error in them (a bad value, a config file that fails, a
+    mistyped override) is one line, or the full traceback with --verbose."""
+    try:
+        return flags.FLAGS(argv)
+    except Exception as error:  # noqa: BLE001 — ml_collections raises KeyError, …
+        if "--verbose" in argv:
+            raise
+        print(f"error: {explain_flag_error(error, argv)}", file=sys.stderr)
+        sys.exit(2)
+
+
+def load_config():
+    """The --config file's config; a file that is missing or fails to load is one line."""
+    config = _CONFIG.value
+    try:
+        config.name  # ml_collections defers a failed load to the first access
+    except OSError as error:
+        if _VERBOSE.value:
+            raise
+        path = Path(config_flags.get_config_filename(flags.FLAGS["config"]).partition(":")[0])
+        if not path.is_file():
+            raise SystemExit(f"error: no config file {path}; the configs are "
+                             f"{available_configs()}") from None
+        reason = str(error).strip().splitlines()[-1].strip()
+        raise SystemExit(f"error: the config file {path} failed to load: {reason} "
+                         "(rerun with --verbose for the traceback)") from None
+    return config
+
+
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
+    try:
+        run()
+    except app.UsageError as error:
+        raise SystemExit(f"error: {error}") from None
+    except KeyboardInterrupt:
+        raise SystemExit("interrupted: rerun the same command to resume from the last "
+                         "checkpoint") from None
+    except Exception as error:  # noqa: BLE001 — every error is explained in one line
+        if _VERBOSE.value:
+            raise
+        from attention_research.errors import explain
+        raise SystemExit(f"error: {explain(error)}") from None
+
+
+def quiet_library_tracebacks(record) -> bool:
+    """A logging filter: orbax logs the traceback of a failed write from each of its
+    threads before the error reaches us (a full disk gave ~1,000 lines). The error
+    is raised and explained anyway, so those records are dropped; --verbose keeps them."""
+    return not (record.exc_info and "/orbax/" in record.pathname)
+
+
+def run():
     logging.set_verbosity(logging.WARNING)  # orbax logs every save at INFO
+    if not _VERBOSE.value:
+        logging.get_absl_handler().addFilter(quiet_library_tracebacks)
     if _DISTRIBUTED.value:
         from attention_research.training.mesh import initialize_distributed
         initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
     import jax
     from attention_research import compilation_cache
-    from attention_research.checkpoints import CheckpointError
-    from attention_research.config_checks import ConfigError, validate
+    from attention_research.config_checks import validate
     from attention_research.record import record
     from attention_research.training.loop import train
     from attention_research.training.sweep import run_sweep
-    from attention_research.workdir import ConfigMismatchError
+    from attention_research.workdir import ensure_writable
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
     part = parse_part(_PART.value)
-    config = _CONFIG.value
-    try:
-        validate(config)  # before anything is compiled or written
-    except ConfigError as error:
-        raise SystemExit(f"error: {error}")
+    config = load_config()
+    validate(config)  # before anything is compiled or written
     # config_filename keeps the ':argument' part, which names the default workdir.
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
+    sweep = load_sweep(spec)
+    if sweep is None and (part != (1, 1) or _RECORD.value):
+        raise app.UsageError("--part and --record are for sweeps; this config has no "
+                             "get_sweep()")
     print(f"work directory: {workdir}")
-    try:
-        sweep = load_sweep(spec)
-        if sweep is not None:
-            command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
-            finished = run_sweep(config, sweep, workdir, part=part, command=command)
-            if finished and jax.process_index() == 0:
-                print((Path(workdir) / "summary.md").read_text())
-            if _RECORD.value and jax.process_index() == 0:
-                destination = record_destination(spec)
-                members = record(workdir, destination)
-                print(f"recorded {len(members)} finished member(s)"
-                      + (" and the report" if finished else "") + f" into {destination}")
-            return
-        if part != (1, 1) or _RECORD.value:
-            raise app.UsageError("--part and --record are for sweeps; this config has no "
-                                 "get_sweep()")
-        summary = train(config, workdir, start_time=START_TIME)
-    except (ConfigError, ConfigMismatchError, CheckpointError) as error:
-        raise SystemExit(f"error: {error}")
+    if jax.process_index() == 0:
+        ensure_writable(workdir)  # a clear error now, not after compiling
+    if sweep is not None:
+        command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
+        finished = run_sweep(config, sweep, workdir, part=part, command=command)
+        if finished and jax.process_index() == 0:
+            print((Path(workdir) / "summary.md").read_text())
+        if _RECORD.value and jax.process_index() == 0:
+            destination = record_destination(spec)
+            members = record(workdir, destination)
+            print(f"recorded {len(members)} finished member(s)"
+                  + (" and the report" if finished else "") + f" into {destination}")
+        return
+    summary = train(config, workdir, start_time=START_TIME)
     for member in summary["members"]:
         wanted = ("seq_acc", "/bleu", "/chrf")
         final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"
@@ -147,10 +235,12 @@ def main(argv):
         if solved is not None:
             print(f"  reached 0.99 sequence accuracy on seen lengths at step "
                   f"{member['first_step_seq_acc_0.99']}, {solved:.1f} s after start")
+    for warning in summary.get("warnings", []):
+        print(f"warning: {warning}")
     memory = summary["memory"]
     print(f"wall time {summary['wall_time_s']:.1f} s; peak memory: " +
           ", ".join(f"{k} {v:.0f}" for k, v in memory.items()))
 
 
 if __name__ == "__main__":
-    app.run(main)
+    app.run(main, flags_parser=parse_flags)

@@ -1,25 +1,98 @@
-"""Orbax checkpoints of the stacked train state; restore refuses loudly, deletes nothing."""
+"""Orbax checkpoints of the stacked train state, each saved with a checksum.
+
+A checkpoint is trusted only if it restores *and* its contents match the
+fingerprint recorded when it was saved, and every value is finite. A torn or
+overwritten data file can restore without an error from orbax, so the fingerprint
+is the check that catches it. When a checkpoint fails these checks, nothing is
+deleted: the error names the step and the newest older checkpoint that passes them.
+
+Saves are synchronous. A failed save (a full disk, a permission error) raises at
+once, so training does not run on past it. ``save`` refuses a non-finite state,
+and every checkpoint on disk is finite, so ``max_to_keep`` can never delete the
+last finite one.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 import orbax.checkpoint as ocp
 
+from attention_research.errors import RunError
+from attention_research.training.health import all_finite
+from attention_research.training.mesh import fetch
 
-class CheckpointError(RuntimeError):
+
+class CheckpointError(RunError):
     pass
+
+
+def _words(leaf):
+    """A leaf's bits as flat uint32 words (one per element)."""
+    leaf = jnp.ravel(leaf)
+    if leaf.dtype == jnp.bool_:
+        leaf = leaf.astype(jnp.uint8)
+    unsigned = {1: jnp.uint8, 2: jnp.uint16, 4: jnp.uint32}[leaf.dtype.itemsize]
+    return jax.lax.bitcast_convert_type(leaf, unsigned).astype(jnp.uint32)
+
+
+def member_fingerprint(state):
+    """Two uint32 checksums of one member's state, position-weighted sums of its bits.
+
+    Sums of uint32 wrap modulo 2**32, and modular addition does not depend on the
+    order of the terms. The fingerprint is therefore exact and the same on any
+    device and under any sharding. A changed value or two swapped values change it.
+    """
+    first = second = jnp.uint32(0)
+    for leaf in jax.tree_util.tree_leaves(state):
+        words = _words(leaf)
+        position = jnp.arange(words.size, dtype=jnp.uint32)
+        first = first * jnp.uint32(31) + jnp.sum(
+            words * (position * jnp.uint32(2654435761) + jnp.uint32(1)), dtype=jnp.uint32)
+        second = second * jnp.uint32(37) + jnp.sum(
+            (words ^ jnp.uint32(0x9E3779B9)) * (position * jnp.uint32(40503) + jnp.uint32(7))
+            + (words >> jnp.uint32(16)), dtype=jnp.uint32)
+    return jnp.stack([first, second])
+
+
+@jax.jit
+def inspect_members(state):
+    """Per member of a stacked state: (fingerprint [M, 2] uint32, finite [M] bool)."""
+    return jax.vmap(lambda member: (member_fingerprint(member), all_finite(member)))(state)
+
+
+def _inspect(state):
+    fingerprints, finite = fetch(inspect_members(state))
+    return [[int(word) for word in member] for member in np.asarray(fingerprints)], finite
 
 
 class Checkpoints:
     def __init__(self, directory, max_to_keep: int = 2):
         self.directory = Path(directory).absolute()
         self.manager = ocp.CheckpointManager(
-            self.directory, options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep,
-                                                                 create=True))
+            self.directory, options=ocp.CheckpointManagerOptions(
+                max_to_keep=max_to_keep, create=True, enable_async_checkpointing=False))
 
     def latest_step(self):
         return self.manager.latest_step()
+
+    def _restore_verified(self, step: int, template):
+        """The checkpoint of ``step``, checked against its fingerprint; raises
+        ValueError (or orbax's own errors) if it is unreadable or damaged."""
+        restored = self.manager.restore(step, args=ocp.args.Composite(
+            state=ocp.args.StandardRestore(template), fingerprint=ocp.args.JsonRestore()))
+        fingerprints, finite = _inspect(restored.state)
+        expected = restored.fingerprint["members"]
+        damaged = [m for m, (got, want) in enumerate(zip(fingerprints, expected)) if got != want]
+        if len(fingerprints) != len(expected) or damaged:
+            raise ValueError("its contents no longer match the checksum recorded when it "
+                             f"was saved (member {', '.join(map(str, damaged))})")
+        if not all(finite):
+            raise ValueError("it holds non-finite values")
+        return restored.state
 
     def restore_latest(self, template):
         """(state, step) from the newest checkpoint, or (template, 0) when there is none."""
@@ -27,19 +100,43 @@ class Checkpoints:
         if step is None:
             return template, 0
         try:
-            state = self.manager.restore(step, args=ocp.args.StandardRestore(template))
-        except Exception as error:  # orbax raises many types; all mean "unreadable"
+            return self._restore_verified(step, template), int(step)
+        except Exception as error:  # orbax raises many types; all mean "cannot be trusted"
+            reason = (str(error).strip().splitlines() or [""])[0][:200]
             raise CheckpointError(
-                f"the checkpoint of step {step} in {self.directory} cannot be restored "
-                f"({type(error).__name__}: {error}). Nothing was deleted. Move that "
-                f"step's folder away to resume from an earlier one, or pass another "
-                f"--workdir to start afresh.") from error
-        return state, int(step)
+                f"the checkpoint of step {step} in {self.directory} cannot be used "
+                f"({type(error).__name__}: {reason}). Nothing was deleted. "
+                + self._advice(step, template)) from error
+
+    def _advice(self, bad_step: int, template) -> str:
+        """Which older checkpoint is intact, and how to resume from it."""
+        bad = self.directory / str(bad_step)
+        for step in sorted(self.manager.all_steps(), reverse=True):
+            if step >= bad_step:
+                continue
+            try:
+                self._restore_verified(step, template)
+            except Exception:  # noqa: BLE001 — any failure: try an older one
+                continue
+            return (f"The checkpoint of step {step} is intact: move the damaged one away "
+                    f"(mv {bad} {bad}.damaged) and rerun the same command to resume from "
+                    f"step {step}.")
+        return ("No older checkpoint is intact: move the damaged one away "
+                f"(mv {bad} {bad}.damaged) to start afresh, or pass another --workdir.")
 
     def save(self, step: int, state):
-        self.manager.save(step, args=ocp.args.StandardSave(state))
+        """Save ``state`` with its fingerprint; a non-finite state is refused."""
+        fingerprints, finite = _inspect(state)
+        if not all(finite):
+            bad = [m for m, ok in enumerate(finite) if not ok]
+            raise CheckpointError(
+                f"refusing to save step {step}: member(s) {', '.join(map(str, bad))} hold "
+                "non-finite values. The checkpoints already saved are kept.")
+        self.manager.save(step, args=ocp.args.Composite(
+            state=ocp.args.StandardSave(state),
+            fingerprint=ocp.args.JsonSave({"step": int(step), "members": fingerprints})))
 
     def close(self):
-        """Wait for pending asynchronous saves, then release the manager."""
+        """Wait for anything pending, then release the manager."""
         self.manager.wait_until_finished()
         self.manager.close()

@@ -1,10 +1,14 @@
-"""ConfigError and the two checks every config fragment is validated with.
+"""The errors a user meets, and how ``launch.py`` explains them in one line.
 
+``ConfigError`` (and the two checks every config fragment is validated with) for a
+config refused before anything runs; ``RunError`` for a run that cannot go on.
 Kept apart from ``config_checks`` so that the registries (tasks, model families),
 which validate their own fragments, need not import the module that imports them.
 """
 
 from __future__ import annotations
+
+import errno
 
 
 class ConfigError(ValueError):
@@ -20,3 +24,55 @@ def choice(value, valid, field: str):
 def require(condition, message: str):
     if not condition:
         raise ConfigError(message)
+
+
+class RunError(RuntimeError):
+    """A problem with a run that its user can act on (a locked or unwritable work
+    directory, a damaged checkpoint, a non-finite loss, missing data). ``launch.py``
+    prints its message as ``error: …`` without a traceback."""
+
+
+# errno -> what to do, for the OSErrors a run meets (a work directory it cannot write,
+# a full disk).
+_OS_ADVICE = {
+    errno.ENOSPC: "the disk is full: free some space and rerun the same command (it resumes "
+                  "from the last checkpoint, which is kept)",
+    errno.EDQUOT: "the disk quota is used up: free some space and rerun the same command",
+    errno.EFBIG: "a file grew past the size this process may write (ulimit -f): raise the "
+                 "limit and rerun the same command",
+    errno.EACCES: "permission denied: pass a --workdir you can write to",
+    errno.EPERM: "permission denied: pass a --workdir you can write to",
+    errno.EROFS: "the file system is read-only: pass a --workdir you can write to",
+    errno.EEXIST: "a file is in the way of a directory: pass another --workdir",
+    errno.ENOTDIR: "part of the path is a file, not a directory: pass another --workdir",
+}
+# Errors from libraries (orbax, tensorstore) that carry the OS error only in their text.
+_TEXT_ADVICE = {"No space left on device": errno.ENOSPC, "File too large": errno.EFBIG,
+                "Disk quota exceeded": errno.EDQUOT, "Read-only file system": errno.EROFS,
+                "Permission denied": errno.EACCES}
+
+
+def explain(error: BaseException) -> str:
+    """One line for the user: what went wrong, and what to do. An error of this
+    package says it itself; an OS error is named with its path and advice; anything
+    else (a bug, most likely) is named by its type, with a pointer to --verbose."""
+    if isinstance(error, (ConfigError, RunError)):
+        return str(error)
+    if isinstance(error, OSError) and error.errno is None and error.args:
+        return str(error)  # a message of ours, e.g. how to get a missing dataset
+    code = getattr(error, "errno", None)
+    if code is None:
+        code = next((c for text, c in _TEXT_ADVICE.items() if text in str(error)), None)
+    if code in _OS_ADVICE:
+        where = getattr(error, "filename", None)
+        return f"{_OS_ADVICE[code]}" + (f" ({where})" if where else "") + (
+            "" if isinstance(error, OSError) else f" [{type(error).__name__}: "
+            f"{_first_line(error)}]")
+    return (f"{type(error).__name__}: {_first_line(error)} (rerun with --verbose for the "
+            "full traceback)")
+
+
+def _first_line(error) -> str:
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= 300 else line[:300] + "…"

@@ -16,11 +16,11 @@ work directory makes a later run skip them (a finished member is never retrained
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 from attention_research.reports import setting_name
+from attention_research.workdir import read_json
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md", "commands.txt")
 MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl")
@@ -45,7 +45,7 @@ def record(workdir, destination) -> list[str]:
     for member in sorted((workdir / "members").glob("*/")):
         if not (member / "summary.json").is_file():
             continue  # unfinished: its summary is written last
-        json.loads((member / "summary.json").read_text())  # refuse to record a damaged one
+        read_json(member / "summary.json")  # refuse to record a damaged one, naming it
         for name in MEMBER_FILES:
             if (member / name).is_file():
                 _copy(member / name, destination / "members" / member.name / name)

@@ -2,32 +2,86 @@
 
     config.json     the resolved config (a rerun must match it to resume)
     metrics.jsonl   one JSON object per logged step and member
-    tensorboard/    TensorBoard event files (tensorboardX)
+    tensorboard/    TensorBoard event files (tensorboardX): a view of metrics.jsonl,
+                    rebuilt from it when a run resumes, so the two always agree
+    lock            locked (``lock.py``) while a process writes here: its pid and host
     checkpoints/    orbax checkpoints (a sweep keeps them per cohort instead)
     plots/          learning curves, and the task's figures: heat maps, accuracy or
                     BLEU by length
-    summary.json    final metrics per member
+    summary.json    final metrics per member; ``status`` is "finished" or "failed"
+                    (then ``failure`` says at which step and why)
     translations/   the task's outputs where it writes them (translation: the
                     eval split's sources, references and hypotheses)
 
 A sweep's work directory adds ``members/``, ``cohorts/``, ``commands.txt`` and the
 comparison (``training/sweep.py``).
 
-Only process 0 writes, so many hosts can share one directory.
+Only process 0 writes, so many hosts can share one directory. config.json and
+summary.json are written whole or not at all (write, then rename); a line of
+metrics.jsonl torn by a kill is dropped on resume.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 from pathlib import Path
 
 import jax
+import numpy as np
+
+from attention_research.errors import RunError
 
 
-class ConfigMismatchError(ValueError):
-    pass
+class ConfigMismatchError(RunError):
+    """The work directory holds a run of another config."""
+
+
+class WorkDirError(RunError):
+    """A work directory that cannot be written, or a file in it that cannot be read."""
+
+
+def ensure_writable(path) -> Path:
+    """Create ``path`` if needed and prove it can be written, before anything runs."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        reason = {errno.EEXIST: "a file of that name is in the way",
+                  errno.ENOTDIR: "part of the path is a file, not a directory",
+                  errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+                  errno.EROFS: "the file system is read-only",
+                  errno.ENOSPC: "the disk is full"}.get(error.errno, error.strerror)
+        raise WorkDirError(f"cannot write to the work directory {path}: {reason}. "
+                           "Pass a --workdir you can write to.") from None
+    return path
+
+
+def write_atomically(path, text: str):
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one,
+    never a half-written one (a kill or a full disk midway leaves the old)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_json(path):
+    """A JSON file this package wrote; a damaged one is named in the error."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except ValueError as error:
+        raise WorkDirError(f"{path} is damaged ({error}). Delete it and rerun the same "
+                           "command: the run resumes from its last checkpoint.") from None
 
 
 def _flatten(tree, prefix=""):
@@ -41,10 +95,34 @@ def _flatten(tree, prefix=""):
 
 
 def _json_safe(value):
-    """NaN/inf are not JSON; write them as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+    """NaN/inf are not JSON; write them as null, anywhere in a nested structure."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
     return value
+
+
+def _parse_metrics(path: Path, keep_torn: bool = False):
+    """The records of metrics.jsonl. A last line torn by a kill is dropped; a
+    damaged line elsewhere is an error naming the file and the line."""
+    lines = path.read_text().splitlines(keepends=True)
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            if number == len(lines) and not line.endswith("\n"):
+                continue  # the tail of an append a kill cut short
+            raise WorkDirError(f"{path} line {number} is damaged: {line[:80]!r}. Delete that "
+                               "line (or the whole file) and rerun the same command.") from None
+    return records
 
 
 class WorkDir:
@@ -62,7 +140,7 @@ class WorkDir:
         current = json.loads(config.to_json())
         saved_path = self.path / "config.json"
         if saved_path.exists():
-            saved = _flatten(json.loads(saved_path.read_text()))
+            saved = _flatten(read_json(saved_path))
             now = _flatten(current)
             differences = [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
                            if saved.get(k) != now.get(k)]
@@ -74,44 +152,85 @@ class WorkDir:
             return
         if self.is_writer:
             self.path.mkdir(parents=True, exist_ok=True)
-            saved_path.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n")
+            write_atomically(saved_path, json.dumps(current, indent=2, sort_keys=True) + "\n")
 
-    def keep_metrics_up_to(self, step: int):
-        """On resume, drop lines logged after the checkpoint: they will be logged again."""
-        if not (self.is_writer and self.metrics_path.exists()):
+    def resume_at(self, step: int):
+        """Drop what was logged after the checkpoint being resumed (it will be logged
+        again), and rebuild TensorBoard from what is kept."""
+        if not self.is_writer:
             return
-        lines = self.metrics_path.read_text().splitlines(keepends=True)
-        up_to_step = [line for line in lines if line.strip() and json.loads(line)["step"] <= step]
-        if len(up_to_step) != len(lines):
-            tmp = self.metrics_path.with_suffix(".jsonl.tmp")
-            tmp.write_text("".join(up_to_step))
-            os.replace(tmp, self.metrics_path)
+        if self.metrics_path.exists():
+            records = _parse_metrics(self.metrics_path)
+            # At step 0 nothing was restored: everything logged is logged again.
+            kept = [r for r in records if r["step"] <= step] if step else []
+            text = "".join(json.dumps(r) + "\n" for r in kept)
+            if text != self.metrics_path.read_text():
+                write_atomically(self.metrics_path, text)
+        self.close()
+        self._open_tensorboard()
 
     def read_metrics(self):
         if not self.metrics_path.exists():
             return []
-        return [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line]
+        return _parse_metrics(self.metrics_path)
+
+    def has_logged(self, step: int, keys) -> bool:
+        """Whether metrics.jsonl already holds all of ``keys`` at ``step``."""
+        logged = {k for r in self.read_metrics() if r["step"] == step for k in r}
+        return set(keys) <= logged
 
     def log(self, step: int, member: int, metrics: dict):
-        """Append one line to metrics.jsonl and the same scalars to TensorBoard."""
+        """Append one line to metrics.jsonl and the same scalars to TensorBoard.
+
+        Every member of a sweep has its own directory, so the tags are the same in
+        all of them (``eval/…``, ``train/…``): TensorBoard overlays the seeds.
+        """
         if not self.is_writer:
             return
+        writer = self._open_tensorboard()
         record = {"step": int(step), "member": int(member),
                   **{k: _json_safe(float(v)) for k, v in metrics.items()}}
         with open(self.metrics_path, "a") as f:
             f.write(json.dumps(record) + "\n")
+        self._add_scalars(writer, record)
+        writer.flush()  # a kill loses nothing TensorBoard has shown
+
+    def _open_tensorboard(self):
+        """The TensorBoard writer; the first time in a process, the event files are
+        rebuilt from metrics.jsonl, so TensorBoard holds exactly what it holds: a
+        killed process's unflushed or extra events cannot leave gaps or duplicates."""
         if self._tensorboard is None:
             from tensorboardX import SummaryWriter  # imported late: it is slow to import
-            self._tensorboard = SummaryWriter(str(self.path / "tensorboard"))
-        for key, value in metrics.items():
-            tag = key if member == 0 else f"member_{member}/{key}"
-            self._tensorboard.add_scalar(tag, float(value), int(step))
+            directory = self.path / "tensorboard"
+            for old in directory.glob("events.out.tfevents.*"):
+                old.unlink()
+            self._tensorboard = SummaryWriter(str(directory))
+            for record in self.read_metrics():
+                self._add_scalars(self._tensorboard, record)
+            self._tensorboard.flush()
+        return self._tensorboard
+
+    @staticmethod
+    def _add_scalars(writer, record):
+        for key, value in record.items():
+            if key not in ("step", "member") and value is not None:
+                writer.add_scalar(key, float(value), int(record["step"]))
 
     def write_summary(self, summary: dict):
         if not self.is_writer:
             return
-        text = json.dumps(summary, indent=2, default=_json_safe, allow_nan=False)
-        (self.path / "summary.json").write_text(text + "\n")
+        text = json.dumps(_json_safe(summary), indent=2, allow_nan=False)
+        write_atomically(self.path / "summary.json", text + "\n")
+
+    def read_summary(self) -> dict | None:
+        path = self.path / "summary.json"
+        return read_json(path) if path.exists() else None
+
+    def stop_writing(self):
+        """This process writes nothing more here (a member that failed keeps its
+        failure summary and the plots and metrics from before the failure)."""
+        self.close()
+        self.is_writer = False
 
     @property
     def plots_dir(self) -> Path:

@@ -44,3 +44,32 @@ def tiny_translation_config(data_dir, score="additive"):
     config.model.dropout = 0.0
     config.task.data_dir = str(data_dir)
     return config
+
+
+def tensorboard_scalars(workdir) -> list[tuple[int, str, float]]:
+    """Every scalar in a work directory's TensorBoard event files, as (step, tag, value),
+    read from the TFRecord framing with tensorboardX's Event proto (no TensorFlow)."""
+    import struct
+    from pathlib import Path
+
+    from tensorboardX.proto import event_pb2
+    points = []
+    for path in sorted(Path(workdir, "tensorboard").glob("events.out.tfevents.*")):
+        data, offset = path.read_bytes(), 0
+        while offset < len(data):
+            (length,) = struct.unpack_from("<Q", data, offset)
+            event = event_pb2.Event.FromString(data[offset + 12:offset + 12 + length])
+            offset += 12 + length + 4  # length, its crc, the record, its crc
+            points += [(event.step, value.tag, value.simple_value)
+                       for value in event.summary.value]
+    return points
+
+
+def metrics_scalars(workdir) -> list[tuple[int, str, float]]:
+    """What metrics.jsonl holds, in the shape of ``tensorboard_scalars``."""
+    import json
+    from pathlib import Path
+    rows = [json.loads(line) for line in
+            Path(workdir, "metrics.jsonl").read_text().splitlines() if line]
+    return [(r["step"], k, v) for r in rows for k, v in r.items()
+            if k not in ("step", "member") and v is not None]

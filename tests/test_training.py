@@ -29,6 +29,13 @@ def _without_times(records):
             for r in records]
 
 
+def _tensorboard_matches_metrics(workdir) -> bool:
+    from tests.conftest import metrics_scalars, tensorboard_scalars
+    board = tensorboard_scalars(workdir)
+    expected = [(step, tag, np.float32(value)) for step, tag, value in metrics_scalars(workdir)]
+    return sorted(board) == sorted(expected) and len(set(board)) == len(board)
+
+
 def _records(workdir):
     return [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
 
@@ -51,7 +58,7 @@ def test_a_run_writes_every_output(finished_run):
     assert [r["step"] for r in evals] == [10, 20]
     for key in ("eval/loss/len5-6", "eval/token_acc/len1-4", "eval/align_acc/len1-4"):
         assert 0 <= evals[-1][key] < 10
-    assert list((workdir / "tensorboard").glob("events.out.tfevents.*"))
+    assert _tensorboard_matches_metrics(workdir)
     assert sorted(p.name for p in (workdir / "checkpoints").iterdir()) == ["10", "20"]
     for plot in ("attention.png", "learning_curves.png", "seq_acc_by_length.png"):
         assert (workdir / "plots" / plot).stat().st_size > 10_000
@@ -74,6 +81,8 @@ def test_resume_after_an_interruption_gives_the_same_metrics(finished_run, tmp_p
     assert max(r["step"] for r in _records(tmp_path)) == 15
     resumed = train(tiny_config(), tmp_path, progress=False)
     assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
+    # TensorBoard holds exactly what metrics.jsonl holds: step 15 once, nothing lost.
+    assert _tensorboard_matches_metrics(tmp_path)
     assert resumed["members"][0]["final"] == reference["members"][0]["final"]
     # Rerunning a finished run changes nothing and evaluates to the same numbers.
     again = train(tiny_config(), tmp_path, progress=False)
@@ -100,7 +109,7 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
     from tests.conftest import tiny_config
     workdir = tmp_path / "run"
     shutil.copytree(finished_run[0], workdir)
-    for f in (workdir / "checkpoints" / "20" / "default").rglob("*"):
+    for f in (workdir / "checkpoints" / "20" / "state").rglob("*"):
         if f.is_file():
             f.write_bytes(b"")  # as a crash in the middle of writing would leave it
     files_before = sorted((str(p), p.stat().st_size) for p in workdir.rglob("*"))

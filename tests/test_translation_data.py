@@ -118,6 +118,19 @@ def test_a_missing_ding_file_says_how_to_get_it(tmp_path, monkeypatch):
         datasets.load("ding_de_en", data_dir=str(tmp_path / "tfds"))
 
 
+def test_a_file_that_is_not_the_ding_dictionary_is_named(tmp_path):
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("Some notes.\nNothing :: here is a sentence pair.\n")
+    with pytest.raises(ding_de_en.DingDataError, match=f"{text_file} is not the Ding "
+                       "dictionary, or too little of it: it holds 0 German :: English"):
+        datasets.load("ding_de_en", data_dir=str(tmp_path / "tfds"), data_path=str(text_file))
+    binary_file = tmp_path / "model.bin"
+    binary_file.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ding_de_en.DingDataError, match="not UTF-8 text"):
+        datasets.load("ding_de_en", data_dir=str(tmp_path / "tfds2"),
+                      data_path=str(binary_file))
+
+
 def test_unknown_datasets_and_languages_are_refused(small_corpus):
     corpus, source = small_corpus
     with pytest.raises(ValueError, match="unknown translation dataset 'no_such_corpus'"):

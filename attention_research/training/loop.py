@@ -8,6 +8,12 @@ member directory and checkpoints are the work directory itself. Everything a run
 writes is listed in ``attention_research/workdir.py``. Rerunning on the same work
 directory resumes from the newest checkpoint and ends with the same metrics.
 
+A run never reports garbage (``health.py``): a member whose loss, gradient norm or
+parameters become non-finite stops at its last finite state. Its ``summary.json``
+says why (``status: failed``), and the other members of its cohort train on. A
+single run that fails raises ``NonFiniteError``. The directory is locked while the
+cohort trains (``lock.py``).
+
 The loop names no task and no model family: the task (from the task registry)
 supplies batches, evaluation and the final evaluation; the model comes from the
 family registry; the alignment's training signal from the attention registry.
@@ -29,8 +35,10 @@ from attention_research import models, plotting
 from attention_research.attention import training_signal
 from attention_research.checkpoints import Checkpoints
 from attention_research.config_checks import validate
+from attention_research.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
-from attention_research.training.mesh import Placement, make_mesh
+from attention_research.training import health
+from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.state import (
     create_train_state, make_optimizer, member_hyperparams)
 from attention_research.training.steps import make_train_call
@@ -59,6 +67,9 @@ class Cohort:
         self.config = config = configs[0]  # every member shares the structure
         self.start_time = start_time
         self.workdirs = [WorkDir(path) for path in workdirs]
+        # This process writes (process 0). Fixed here: a failed member's directory
+        # stops taking writes, the cohort's progress output does not.
+        self.is_writer = self.workdirs[0].is_writer
         self.seeds = [c.seed for c in configs]
         self.placement = Placement(make_mesh(config.mesh), len(configs))
         self.time_offset = 0.0  # wall time spent before a resume
@@ -66,13 +77,12 @@ class Cohort:
         self.signal = training_signal(config.model.attention)
         self.task = get_task(config.task.name)(config, self.seeds, verbose=self.is_writer)
         self.model = models.make_model(config, self.task.vocab_size, self.task.vocab_size)
+        self.monitors = [health.DivergenceMonitor(self.task.vocab_size) for _ in configs]
+        self.failures: dict[int, dict] = {}  # member -> its failure (see check_health)
+        self.last_checkpoint = None  # the step of the newest checkpoint on disk
         self.train_call = make_train_call(self.model, self.tx, config, self.placement,
                                           sample_batch=self.task.sample_batch)
         self.evaluate = self.task.make_evaluation(self.model, self.placement)
-
-    @property
-    def is_writer(self):
-        return self.workdirs[0].is_writer
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
@@ -84,11 +94,37 @@ class Cohort:
 
     def resume(self, checkpoints: Checkpoints):
         state, step = checkpoints.restore_latest(self.initial_state())
-        for workdir in self.workdirs:
-            workdir.keep_metrics_up_to(step)
+        self.last_checkpoint = step or None
+        for workdir, monitor in zip(self.workdirs, self.monitors):
+            workdir.resume_at(step)
+            for record in workdir.read_metrics():  # warn as an unbroken run would
+                if record.get("train/loss") is not None:
+                    monitor.update(record["step"], record["train/loss"])
         times = [r["time_s"] for r in self.workdirs[0].read_metrics() if "time_s" in r]
         self.time_offset = times[-1] if (step and times) else 0.0
         return state, step
+
+    def healthy(self, member: int) -> bool:
+        return member not in self.failures
+
+    def check_health(self, failed_steps, failures) -> bool:
+        """Take each member's health fields (fetched from the device); write a
+        failure summary for each member newly found non-finite. False once every
+        member has failed: nothing is left to train."""
+        for member, (step, failure) in enumerate(zip(np.asarray(failed_steps),
+                                                     np.asarray(failures))):
+            if step and self.healthy(member):
+                message = health.failure_message(self.configs[member], member, int(step),
+                                                 int(failure), self.last_checkpoint)
+                self.failures[member] = {"step": int(step),
+                                         "quantity": health.describe_failure(int(failure)),
+                                         "message": message}
+                if self.is_writer and len(self.configs) > 1:
+                    tqdm.write(f"error: {message} The other members go on.")
+                workdir = self.workdirs[member]
+                workdir.write_summary(self.summary(member, int(step), status="failed"))
+                workdir.stop_writing()
+        return len(self.failures) < len(self.configs)
 
     def call_inputs(self, step: int):
         """What each train call takes besides the state, from ``step`` on: nothing for
@@ -110,57 +146,92 @@ class Cohort:
         return compiled
 
     def log_train(self, step, pending, since):
-        """Average the pending train-call sums and log them per member.
+        """Average the pending train-call sums, check health, log per healthy member.
 
         Fetching the sums waits for the device, so the clock read after it measures
-        computation since ``since``, not just asynchronous dispatch.
+        computation since ``since``, not just asynchronous dispatch. Returns False
+        once every member has failed.
         """
-        sums = jax.tree_util.tree_map(lambda *xs: np.sum(xs, axis=0), *jax.device_get(pending))
+        pending = jax.device_get(pending)
+        last = pending[-1]  # the health fields are the state's, not sums
+        alive = self.check_health(last["failed_step"], last["failure"])
+        sums = jax.tree_util.tree_map(lambda *xs: np.sum(xs, axis=0),
+                                      *[{k: p[k] for k in ("loss", "correct", "tokens",
+                                                           "grad_norm")} for p in pending])
         steps = len(pending) * self.config.train.steps_per_call
         tokens_per_s = float(np.sum(sums["tokens"])) / (time.time() - since)
-        rows = []
+        self.last_row = None
         for member, workdir in enumerate(self.workdirs):
+            if not self.healthy(member):
+                continue
             row = {"train/loss": sums["loss"][member] / steps,
                    "train/token_acc": sums["correct"][member] / sums["tokens"][member],
+                   "train/grad_norm": sums["grad_norm"][member] / steps,
                    "train/tokens_per_s": tokens_per_s, "time_s": self.elapsed()}
             workdir.log(step, member, row)
-            rows.append(row)
-        return rows
+            for warning in self.monitors[member].update(step, float(row["train/loss"])):
+                if self.is_writer:
+                    tqdm.write(f"warning: member {member}: {warning}")
+            self.last_row = self.last_row or row
+        return alive
 
     def run_eval(self, step, state, log=True):
         results = self.evaluate(state.params)
         if log:
             for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
-                workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
+                if self.healthy(member):
+                    workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
         return results
 
+    def summary(self, member: int, step: int, status: str, final=None, result=None) -> dict:
+        """A member's summary.json; ``final`` and ``result`` for a finished one."""
+        config = self.configs[member]
+        entry = {"member": member, "seed": config.seed,
+                 "learning_rate": config.train.learning_rate, "final": {}}
+        if final is not None:
+            entry.update(final=({**final.log, **result["metrics"]}), **final.member)
+        return {
+            "name": config.name, "description": describe(config), "task": self.task.name,
+            "status": status, **({"failure": self.failures[member]} if status == "failed"
+                                 else {}),
+            "steps": step, "wall_time_s": self.elapsed(), "memory": peak_memory(),
+            "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
+                        "processes": jax.process_count(),
+                        "mesh": dict(self.placement.mesh.shape),
+                        "members_sharded": self.placement.member_axis is not None},
+            "warnings": self.monitors[member].warnings,
+            **(final.summary if final is not None else {}),
+            "members": [entry]}
+
     def finish(self, step, state, results):
-        """The task's final evaluation and plots, learning curves, summary.json."""
+        """The task's final evaluation and plots, learning curves, summary.json.
+
+        A failed member's directory takes no more writes (``check_health``): it keeps
+        its failure summary, and no plot is made of its frozen parameters."""
         runs = [Run(config, workdir, describe(config))
                 for config, workdir in zip(self.configs, self.workdirs)]
         finals = self.task.finish(state.params, results, runs, step)
         summaries = []
         for member, (run, result, final) in enumerate(zip(runs, results, finals)):
-            if final.log:
+            if not self.healthy(member):
+                summaries.append(self.summary(member, self.failures[member]["step"],
+                                              status="failed"))
+                continue
+            # A resumed finished run has logged its final metrics already.
+            if final.log and not run.workdir.has_logged(step, final.log):
                 run.workdir.log(step, member, {**final.log, "time_s": self.elapsed()})
-            if self.is_writer:
+            if run.workdir.is_writer:
                 plotting.learning_curves(run.workdir.plots_dir / "learning_curves.png",
                                          run.workdir.read_metrics(), run.title,
                                          score=self.task.curve_score)
-            summary = {
-                "name": run.config.name, "description": run.title, "task": self.task.name,
-                "steps": step, "wall_time_s": self.elapsed(), "memory": peak_memory(),
-                "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
-                            "processes": jax.process_count(),
-                            "mesh": dict(self.placement.mesh.shape),
-                            "members_sharded": self.placement.member_axis is not None},
-                **final.summary,
-                "members": [{"member": member, "seed": run.config.seed,
-                             "learning_rate": run.config.train.learning_rate,
-                             "final": {**final.log, **result["metrics"]}, **final.member}]}
+            summary = self.summary(member, step, "finished", final, result)
             run.workdir.write_summary(summary)
             summaries.append(summary)
         return summaries
+
+    def failed_summaries(self):
+        return [self.summary(member, self.failures[member]["step"], status="failed")
+                for member in range(len(self.configs))]
 
 
 def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
@@ -168,28 +239,52 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     """Train (or resume) the members of one cohort together; returns their summaries.
 
     ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
-    ``hooks`` are called with the step after every jit call (tests use one to
-    interrupt a run). Nothing written before an error is lost: pending checkpoint
-    saves and metrics are flushed on the way out.
+    The directory holding ``checkpoint_dir`` (the run's, or in a sweep the cohort's)
+    is locked while the cohort trains. ``hooks`` are called with the step after
+    every jit call (tests use one to interrupt a run). Nothing written before an
+    error is lost. A member that fails (non-finite) gets a summary with
+    ``status: failed``; the others train on.
     """
     for config in configs:
         validate(config)
-    cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
-    for config, workdir in zip(configs, cohort.workdirs):
-        workdir.check_or_write_config(config)
-    checkpoints = Checkpoints(checkpoint_dir)
-    train_config = cohort.config.train
+    lock = DirectoryLock(Path(checkpoint_dir).parent)
+    if jax.process_index() == 0:
+        lock.acquire()
     try:
-        state, step = cohort.resume(checkpoints)
-        inputs = cohort.call_inputs(step)
-        train_call = None
-        bar = tqdm(total=train_config.num_steps, initial=step, unit="step", dynamic_ncols=True,
-                   disable=not (progress and cohort.is_writer))
+        cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
+        for config, workdir in zip(configs, cohort.workdirs):
+            workdir.check_or_write_config(config)
+        checkpoints = Checkpoints(checkpoint_dir)
+        try:
+            return _train(cohort, checkpoints, hooks, progress)
+        finally:
+            checkpoints.close()
+            for workdir in cohort.workdirs:
+                workdir.close()
+    finally:
+        lock.release()
+
+
+def show_progress(bar, row):
+    if row is not None:
+        bar.set_postfix(loss=f"{row['train/loss']:.3f}", acc=f"{row['train/token_acc']:.3f}",
+                        tok_s=f"{row['train/tokens_per_s']:.0f}")
+
+
+def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> list:
+    train_config = cohort.config.train
+    state, step = cohort.resume(checkpoints)
+    alive = cohort.check_health(*fetch((state.failed_step, state.failure)))
+    inputs = cohort.call_inputs(step)
+    train_call = None
+    bar = tqdm(total=train_config.num_steps, initial=step, unit="step", dynamic_ncols=True,
+               disable=not (progress and cohort.is_writer))
+    try:
         results = None
         if step == 0 and train_config.eval_at_start:
             cohort.run_eval(0, state)
         pending, last_log_time = [], time.time()
-        while step < train_config.num_steps:
+        while alive and step < train_config.num_steps:
             call_inputs = next(inputs)
             if train_call is None:
                 train_call = cohort.compile_train_call(state, call_inputs, progress)
@@ -197,32 +292,45 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
             pending.append(metrics)
             step += train_config.steps_per_call
             bar.update(train_config.steps_per_call)
-            if step % train_config.log_every == 0 or step == train_config.num_steps:
-                rows = cohort.log_train(step, pending, last_log_time)
+            at = lambda every: step % every == 0 or step == train_config.num_steps
+            # Health is read with the logged sums; evaluations and checkpoints read it
+            # too (they wait for the device anyway), so none of them uses a failed state.
+            if at(train_config.log_every):
+                alive = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
-                bar.set_postfix(loss=f"{rows[0]['train/loss']:.3f}",
-                                acc=f"{rows[0]['train/token_acc']:.3f}",
-                                tok_s=f"{rows[0]['train/tokens_per_s']:.0f}")
-            if step % train_config.eval_every == 0 or step == train_config.num_steps:
+                show_progress(bar, cohort.last_row)
+            elif at(train_config.eval_every) or at(train_config.checkpoint_every):
+                alive = cohort.check_health(*jax.device_get(
+                    (pending[-1]["failed_step"], pending[-1]["failure"])))
+            if not alive:
+                break
+            if at(train_config.eval_every):
                 results = cohort.run_eval(step, state)
-                bar.write(f"step {step}: " + cohort.task.progress_line(results[0]["metrics"])
-                          + (f" (member 0 of {len(configs)})" if len(configs) > 1 else ""))
+                first = min(m for m in range(len(cohort.configs)) if cohort.healthy(m))
+                line = f"step {step}: " + cohort.task.progress_line(results[first]["metrics"])
+                if len(cohort.configs) > 1:
+                    line += f" (member {first} of {len(cohort.configs)})"
+                if progress and cohort.is_writer:
+                    bar.write(line)
                 last_log_time = time.time()  # evaluation time is not training throughput
-            if step % train_config.checkpoint_every == 0 or step == train_config.num_steps:
+            if at(train_config.checkpoint_every):
                 checkpoints.save(step, state)
+                cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
-        bar.close()
-        if results is None:  # resumed a finished run: evaluate again, already logged
-            results = cohort.run_eval(step, state, log=False)
-        summaries = cohort.finish(step, state, results)
     finally:
-        checkpoints.close()
-        for workdir in cohort.workdirs:
-            workdir.close()
-    return summaries
+        bar.close()  # before an error is printed, so it is not drawn over
+    if not alive:  # every member failed: nothing to evaluate
+        return cohort.failed_summaries()
+    if results is None:  # resumed a finished run: evaluate again, already logged
+        results = cohort.run_eval(step, state, log=False)
+    return cohort.finish(step, state, results)
 
 
 def train(config, workdir, **kwargs) -> dict:
-    """Train (or resume) one run in ``workdir``; returns its summary (see train_cohort)."""
-    return train_cohort([config], [workdir], Path(workdir) / "checkpoints", **kwargs)[0]
+    """Train (or resume) one run in ``workdir``; returns its summary (see train_cohort).
+    Raises ``health.NonFiniteError`` if it failed; its summary.json says so too."""
+    summary = train_cohort([config], [workdir], Path(workdir) / "checkpoints", **kwargs)[0]
+    if summary["status"] == "failed":
+        raise health.NonFiniteError(summary["failure"]["message"])
+    return summary

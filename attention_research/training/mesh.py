@@ -77,3 +77,13 @@ def initialize_distributed(coordinator_address=None, num_processes=None, process
 
 def _int(text):
     return None if text is None else int(text)
+
+
+def fetch(tree):
+    """Arrays of any sharding as host NumPy arrays, on every process. A member-sharded
+    array that spans several processes cannot be fetched with ``jax.device_get``;
+    ``process_allgather`` gathers it (a collective: every process must call this)."""
+    if jax.process_count() == 1:
+        return jax.device_get(tree)
+    from jax.experimental import multihost_utils
+    return multihost_utils.process_allgather(tree, tiled=True)

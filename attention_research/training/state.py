@@ -32,6 +32,11 @@ class TrainState:
     # What the alignment's training signal carries between steps (hard attention:
     # REINFORCE's moving-average reward baseline); {} for every other alignment.
     signal_state: Any
+    # Health (training/health.py): the step at which a loss, gradient norm or
+    # parameter first became non-finite (0 while all are finite), and what did.
+    # From then on the member keeps its last finite state.
+    failed_step: jnp.ndarray  # int32
+    failure: jnp.ndarray  # int32 bits: health.LOSS | GRADIENT | PARAMETERS
 
 
 def member_key(seed, stream: int, step=0):
@@ -86,7 +91,8 @@ def init_member(model, tx, example_batch, seed, signal_state=None) -> TrainState
     params = variables["params"]
     return TrainState(step=jnp.zeros((), jnp.int32), seed=jnp.asarray(seed, jnp.int32),
                       params=params, opt_state=tx.init(params),
-                      signal_state={} if signal_state is None else signal_state)
+                      signal_state={} if signal_state is None else signal_state,
+                      failed_step=jnp.zeros((), jnp.int32), failure=jnp.zeros((), jnp.int32))
 
 
 def member_hyperparams(configs) -> dict:

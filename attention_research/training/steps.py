@@ -14,6 +14,7 @@ import optax
 from attention_research.attention import training_signal
 from attention_research.data import PAD, Batch
 from attention_research.decoding import beam_search, greedy_decode
+from attention_research.training import health
 from attention_research.training.state import (
     BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM, TrainState, member_key)
 
@@ -63,17 +64,38 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
         batch = placement.split_batch(batch)
         rngs = {"dropout": member_key(state.seed, DROPOUT_STREAM, state.step),
                 "sample": member_key(state.seed, SAMPLE_STREAM, state.step)}
-        (_, (nll, correct, tokens, signal_state)), grads = jax.value_and_grad(
+        (loss, (nll, correct, tokens, signal_state)), grads = jax.value_and_grad(
             loss_fn, has_aux=True)(state.params, batch, rngs, state.signal_state)
+        grad_norm = optax.tree.norm(grads)
         updates, opt_state = tx.update(grads, state.opt_state, state.params)
-        state = state.replace(step=state.step + 1, params=optax.apply_updates(state.params, updates),
-                              opt_state=opt_state, signal_state=signal_state)
-        return state, {"loss": nll, "correct": correct, "tokens": tokens}
+        params = optax.apply_updates(state.params, updates)
+        # Record the first step whose loss, gradient norm or new parameters are not
+        # finite (training/health.py); train_call then restores the member's state.
+        failure = health.failure_bits(loss, grad_norm, health.all_finite(params))
+        newly_failed = (state.failed_step == 0) & (failure != 0)
+        state = state.replace(
+            step=state.step + 1, params=params, opt_state=opt_state, signal_state=signal_state,
+            failed_step=jnp.where(newly_failed, state.step + 1, state.failed_step),
+            failure=jnp.where(newly_failed, failure, state.failure))
+        return state, {"loss": nll, "correct": correct, "tokens": tokens,
+                       "grad_norm": grad_norm}
 
     def train_call(state: TrainState, batches=None):
+        start = state
         state, metrics = jax.lax.scan(train_step, state, batches, length=train.steps_per_call)
-        # Sums over the call; loss is a sum of per-step means (divide by steps).
-        return state, jax.tree_util.tree_map(jnp.sum, metrics)
+        # A member that has failed keeps the finite state it began this call with (a
+        # failure found inside it, or earlier). The select runs once per call,
+        # outside the scan, so the steps compile and round exactly as without it.
+        failed = state.failed_step != 0
+        keep = lambda new, old: jax.tree_util.tree_map(
+            lambda a, b: jnp.where(failed, b, a), new, old)
+        state = state.replace(params=keep(state.params, start.params),
+                              opt_state=keep(state.opt_state, start.opt_state),
+                              signal_state=keep(state.signal_state, start.signal_state))
+        # Sums over the call; loss is a sum of per-step means (divide by steps). The
+        # health fields ride along, so reading them costs no extra wait.
+        sums = jax.tree_util.tree_map(jnp.sum, metrics)
+        return state, {**sums, "failed_step": state.failed_step, "failure": state.failure}
 
     in_shardings = ((placement.members,) if sample_batch is not None
                     else (placement.members, placement.batch_blocks))

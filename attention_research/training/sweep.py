@@ -18,7 +18,6 @@ sweep again without a part, which retrains nothing.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -28,15 +27,19 @@ from attention_research import sweeps
 from attention_research.errors import ConfigError
 from attention_research.tasks import get_task
 from attention_research.training.loop import train_cohort
+from attention_research.workdir import read_json
 
 
 def _finished(member: sweeps.Member):
-    """The member's summary if it completed its steps, else None."""
+    """The member's summary if it completed its steps or failed (non-finite: a rerun
+    would fail the same way), else None."""
     path = member.workdir / "summary.json"
     if not path.exists():
         return None
-    summary = json.loads(path.read_text())
-    return summary if summary["steps"] == member.config.train.num_steps else None
+    summary = read_json(path)
+    done = (summary.get("status") == "failed"
+            or summary["steps"] == member.config.train.num_steps)
+    return summary if done else None
 
 
 def training_seconds(members, summaries, max_cohort_members: int) -> float:
@@ -105,6 +108,11 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                   "parts unfinished: the report is written when they are")
         return None
     ordered = [summaries[m.index] for m in members]
+    failed = [(m, s) for m, s in zip(members, ordered) if s.get("status") == "failed"]
+    if progress and failed:
+        print(f"{len(failed)} of {len(members)} member(s) failed; the report marks them:")
+        for member, summary in failed:
+            print(f"  {member.name}: {summary['failure']['message']}")
     if jax.process_index() == 0:  # one writer; the work directory is shared
         write_report(workdir, members, ordered,
                      training_seconds(members, ordered, base_config.max_cohort_members))

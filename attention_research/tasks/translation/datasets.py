@@ -15,6 +15,8 @@ from typing import Sequence
 
 import tensorflow_datasets as tfds
 
+from attention_research.errors import ConfigError
+
 from attention_research.tasks.translation import ding_de_en  # registers the builder
 
 SPLITS = ("train", "validation", "test")
@@ -56,12 +58,12 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
     if name == "ding_de_en":
         kwargs["source_path"] = data_path or None
     elif data_path:
-        raise ValueError(f"task.data_path is for ding_de_en only; {name!r} is a TFDS "
+        raise ConfigError(f"task.data_path is for ding_de_en only; {name!r} is a TFDS "
                          "catalog dataset and finds its own data")
     try:
         builder = tfds.builder(name, **kwargs)
     except tfds.core.registered.DatasetNotFoundError as error:
-        raise ValueError(f"unknown translation dataset {name!r}: {error}") from error
+        raise ConfigError(f"unknown translation dataset {name!r}: {error}") from error
     if not _prepared(builder):
         builder.download_and_prepare()
     keys = builder.info.supervised_keys or ()
@@ -70,12 +72,12 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
     target_language = target_language or (keys[1] if keys else "")
     for role, language in (("source", source_language), ("target", target_language)):
         if language not in languages:
-            raise ValueError(f"{name} has no {role} language {language!r}; valid choices: "
+            raise ConfigError(f"{name} has no {role} language {language!r}; valid choices: "
                              f"{', '.join(languages)}")
     available = set(builder.info.splits)
     missing = [split for split in splits if split not in available]
     if missing:
-        raise ValueError(f"{name} has no split(s) {', '.join(missing)}; it has "
+        raise ConfigError(f"{name} has no split(s) {', '.join(missing)}; it has "
                          f"{', '.join(sorted(available))}")
     return Corpus(name, source_language, target_language,
                   {split: builder.as_data_source(split) for split in splits},

@@ -35,6 +35,8 @@ from typing import Iterable, Iterator
 
 import tensorflow_datasets as tfds
 
+from attention_research.errors import RunError
+
 DEBIAN_PATH = Path("/usr/share/trans/de-en")
 UPSTREAM_URL = "https://ftp.tu-chemnitz.de/pub/Local/urz/ding/de-en/de-en.txt.gz"
 MANUAL_NAME = "de-en"
@@ -44,6 +46,7 @@ HOW_TO_GET_IT = (
     "  - apt-get install trans-de-en            (Debian/Ubuntu; installs /usr/share/trans/de-en)\n"
     f"  - download {UPSTREAM_URL}, unpack it, and pass --config.task.data_path=/path/to/de-en\n"
     "    (or put it at <tfds data_dir>/downloads/manual/de-en)")
+GET_THE_REAL_FILE = "Get the real file in one of these ways:\n" + HOW_TO_GET_IT.split("\n", 1)[1]
 
 _ANNOTATION = re.compile(r"\s*(\{[^}]*\}|\[[^\]]*\]|<[^>]*>)")
 _SENTENCE_END = re.compile(r"[.!?…][\"'“”‘’»«)]*$")
@@ -52,6 +55,10 @@ _OPENING = "\"'„“‚‘»«("
 
 class DingDataMissingError(FileNotFoundError):
     """The Ding file is nowhere to be found; the message says how to get it."""
+
+
+class DingDataError(RunError):
+    """The file given as the Ding dictionary is not one (too few sentence pairs)."""
 
 
 def clean_field(field: str) -> str:
@@ -163,9 +170,21 @@ class DingDeEn(tfds.core.GeneratorBasedBuilder):
         if path is None:
             path = download(Path(dl_manager.download_dir))
         by_split = {name: [] for name in SPLIT_PERCENT}
-        with open(path, encoding="utf-8") as lines:
-            for index, (de, en) in enumerate(sentence_pairs(lines)):
-                by_split[split_of(de)].append((index, de, en))
+        try:
+            with open(path, encoding="utf-8") as lines:
+                for index, (de, en) in enumerate(sentence_pairs(lines)):
+                    by_split[split_of(de)].append((index, de, en))
+        except UnicodeDecodeError as error:
+            raise DingDataError(f"{path} is not the Ding dictionary: it is not UTF-8 text "
+                                f"({error.reason} at byte {error.start}).\n"
+                                + GET_THE_REAL_FILE) from None
+        empty = [name for name, rows in by_split.items() if not rows]
+        if empty:
+            found = sum(map(len, by_split.values()))
+            raise DingDataError(
+                f"{path} is not the Ding dictionary, or too little of it: it holds {found} "
+                f"German :: English sentence pair(s), and split(s) {', '.join(empty)} got "
+                "none (the real file gives about 19,000).\n" + GET_THE_REAL_FILE)
         return {name: self._generate_examples(rows) for name, rows in by_split.items()}
 
     def _generate_examples(self, rows):

@@ -8,7 +8,10 @@ from pathlib import Path
 import numpy as np
 
 from attention_research import plotting
-from attention_research.reports import markdown_table, mean_spread, setting_of, write_csv
+from attention_research.reports import (
+    finished, markdown_table, mean_spread, seeds_cell, setting_of, status_fields, winner_text,
+    write_csv)
+from attention_research.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
 
@@ -18,9 +21,10 @@ def member_rows(members, summaries) -> list[dict]:
     for member, summary in zip(members, summaries):
         entry = summary["members"][0]
         row = {"member": member.name, "setting": setting_of(member), "seed": entry["seed"],
-               "steps": summary["steps"], "wall_time_s": summary["wall_time_s"]}
+               **status_fields(summary), "wall_time_s": summary["wall_time_s"]}
         row.update({k.removeprefix("eval/"): v for k, v in entry["final"].items()})
-        row.update({f"bleu_len{k}": v["bleu"] for k, v in entry["bleu_by_length"].items()})
+        row.update({f"bleu_len{k}": v["bleu"]
+                    for k, v in entry.get("bleu_by_length", {}).items()})
         rows.append(row)
     return rows
 
@@ -33,41 +37,45 @@ def markdown(rows, split: str, elapsed_s: float) -> str:
     table = []
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]
-        cells = [setting, str(len(seeds))]
+        cells = [setting, seeds_cell(seeds)]
         cells += [mean_spread([r.get(k) for r in seeds]) for k in
                   (f"{split}/bleu", f"{split}/chrf", "loss/validation", *lengths)]
         table.append(cells)
-    best = max(settings, key=lambda s: np.mean([r[f"{split}/bleu"] for r in rows
-                                                if r["setting"] == s]))
+    bleu = {s: [r[f"{split}/bleu"] for r in finished(rows) if r["setting"] == s]
+            for s in settings}
+    best = winner_text({s: np.mean(v) if v else None for s, v in bleu.items()})
     return ("Mean over seeds, (min–max) in brackets. BLEU and chrF by sacrebleu on "
             "detokenised output; source length in words.\n\n" + markdown_table(header, table)
-            + f"\n\nBest BLEU: **{best}**. {len(rows)} members, {elapsed_s:.0f} s of "
+            + f"\n\nBest BLEU: {best}. {len(rows)} members, {elapsed_s:.0f} s of "
               "training wall time (summed over cohorts).\n")
 
 
 def write_sweep_report(workdir, members, summaries, elapsed_s: float):
     workdir = Path(workdir)
     rows = member_rows(members, summaries)
-    split = summaries[0]["decoding"]["split"]
-    (workdir / "summary.md").write_text(f"# {workdir.name}\n\n"
-                                        + markdown(rows, split, elapsed_s))
+    split = next((s["decoding"]["split"] for s in summaries if "decoding" in s), "test")
+    write_atomically(workdir / "summary.md", f"# {workdir.name}\n\n"
+                     + markdown(rows, split, elapsed_s))
     write_csv(workdir / "summary.csv", rows)
     plots = workdir / "plots"
     plots.mkdir(exist_ok=True)
     by_setting = {}
     for member, summary in zip(members, summaries):
-        by_setting.setdefault(setting_of(member), []).append(
-            summary["members"][0]["bleu_by_length"])
+        if summary.get("status") != "failed":
+            by_setting.setdefault(setting_of(member), []).append(
+                summary["members"][0]["bleu_by_length"])
     mean_by_setting = {
         setting: {name: {"bleu": float(np.mean([r[name]["bleu"] for r in runs])),
                          "count": runs[0][name]["count"]} for name in runs[0]}
         for setting, runs in by_setting.items()}
-    plotting.bleu_by_length(plots / "bleu_by_length.png", mean_by_setting,
-                            f"{workdir.name}: BLEU by source length ({split})")
-    significance = significance_markdown(members, split)
+    if mean_by_setting:  # else every member failed
+        plotting.bleu_by_length(plots / "bleu_by_length.png", mean_by_setting,
+                                f"{workdir.name}: BLEU by source length ({split})")
+    significance = significance_markdown(
+        [m for m, s in zip(members, summaries) if s.get("status") != "failed"], split)
     if significance:
-        (workdir / "significance.md").write_text(f"# {workdir.name}: significance\n\n"
-                                                 + significance)
+        write_atomically(workdir / "significance.md",
+                         f"# {workdir.name}: significance\n\n" + significance)
 
 
 def significance_markdown(members, split: str, n_samples: int = 1000) -> str | None:
@@ -75,7 +83,7 @@ def significance_markdown(members, split: str, n_samples: int = 1000) -> str | N
     paired bootstrap resampling, on the whole split and in each BLEU-by-length bin;
     None if a member wrote no translations (runs from before they were written)."""
     folders = [m.workdir / "translations" for m in members]
-    if not all((f / f"{split}.hypothesis.txt").exists() for f in folders):
+    if not folders or not all((f / f"{split}.hypothesis.txt").exists() for f in folders):
         return None
     read = lambda folder, kind: (folder / f"{split}.{kind}.txt").read_text().splitlines()
     sources, references = read(folders[0], "source"), read(folders[0], "reference")

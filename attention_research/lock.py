@@ -1,0 +1,78 @@
+"""An exclusive lock on a work directory while a process writes to it.
+
+Two runs that write to one directory at once would interleave metrics and fight over
+checkpoints. So a run (or, in a sweep, each cohort) first locks its directory with
+``fcntl.flock`` on the file ``lock`` in it. The kernel releases a flock lock when
+its process ends, however it ends (``kill -9`` included). A lock left behind by a
+killed process is therefore free, and the next run takes it over safely, with no
+pid guessing and no race. The file records the holder's pid and host, so that a
+refused run can say whom it waited for.
+Locks hold on local file systems, and on NFS, where Linux maps ``flock`` onto NFS
+byte-range locks.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fcntl
+import json
+import os
+import socket
+from pathlib import Path
+
+from attention_research.errors import RunError
+
+LOCK_NAME = "lock"
+
+
+class WorkDirLockedError(RunError):
+    pass
+
+
+class DirectoryLock:
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        self.path = self.directory / LOCK_NAME
+        self._fd = None
+
+    def acquire(self) -> "DirectoryLock":
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise WorkDirLockedError(
+                f"{self.directory} is in use by another run (pid {holder.get('pid', '?')} "
+                f"on host {holder.get('host', '?')}, since {holder.get('since', '?')}). "
+                "Wait for it to finish or stop it, or pass another --workdir.") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({
+            "pid": os.getpid(), "host": socket.gethostname(),
+            "since": datetime.datetime.now().isoformat(timespec="seconds")}).encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self):
+        """Empty the file (a later reader sees no holder) and let the lock go."""
+        if self._fd is None:
+            return
+        os.ftruncate(self._fd, 0)
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def _read_holder(fd) -> dict:
+    """The holder's pid, host and start time, or {} while it has not written them yet."""
+    try:
+        return json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except ValueError:
+        return {}

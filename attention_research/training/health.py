@@ -1,0 +1,123 @@
+"""Is a member's training healthy? Non-finite values, and divergence with finite ones.
+
+Non-finite values are caught on the device. Each train step (``steps.py``) checks
+the loss, the gradient norm and the updated parameters of every member. At the
+first non-finite one it keeps the member's last finite state and records the step
+and what went wrong in ``TrainState.failed_step`` and ``TrainState.failure``. The
+member then stays frozen while the rest of its cohort trains on. The host reads
+those two fields only where it waits for the device anyway: at each log, each
+evaluation and each checkpoint. The check adds no synchronisation.
+
+Divergence with a finite loss, such as a loss of 1e8 under a huge learning rate, is
+found on the host from the logged training loss (``DivergenceMonitor``). It gives a
+warning in the progress output and in ``summary.json``, and does not stop the run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from attention_research.errors import RunError
+
+# What went non-finite: bits of TrainState.failure.
+LOSS, GRADIENT, PARAMETERS = 1, 2, 4
+QUANTITIES = {LOSS: "the training loss", GRADIENT: "the gradient norm",
+              PARAMETERS: "the updated parameters"}
+
+
+class NonFiniteError(RunError):
+    """Training produced a NaN or an infinity; nothing non-finite was saved."""
+
+
+def failure_bits(loss, grad_norm, params_finite):
+    """The ``failure`` bits of one step, 0 when the loss, the gradient norm and the
+    updated parameters are all finite (traceable)."""
+    return (jnp.where(jnp.isfinite(loss), 0, LOSS)
+            | jnp.where(jnp.isfinite(grad_norm), 0, GRADIENT)
+            | jnp.where(params_finite, 0, PARAMETERS)).astype(jnp.int32)
+
+
+def all_finite(tree):
+    """One boolean: every floating-point leaf of ``tree`` is finite (traceable)."""
+    checks = [jnp.all(jnp.isfinite(leaf)) for leaf in jax.tree_util.tree_leaves(tree)
+              if jnp.issubdtype(leaf.dtype, jnp.floating)]
+    return jnp.all(jnp.stack(checks)) if checks else jnp.bool_(True)
+
+
+def describe_failure(failure: int) -> str:
+    names = [name for bit, name in QUANTITIES.items() if failure & bit]
+    if len(names) > 1:
+        return ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0] if names else "a value"
+
+
+def failure_message(config, member: int, step: int, failure: int,
+                    last_checkpoint: int | None) -> str:
+    """What went wrong with a member, and what is likely to fix it."""
+    train = config.train
+    kept = (f"the last checkpoint, of step {last_checkpoint}, is finite and kept"
+            if last_checkpoint else "no checkpoint had been saved yet")
+    return (f"member {member} (seed {config.seed}, learning rate {train.learning_rate:g}): "
+            f"{describe_failure(failure)} became non-finite (NaN or infinity) at step {step}. "
+            f"Likely cause: the learning rate is too high for this model. Lower "
+            f"--config.train.learning_rate, lengthen the warm-up "
+            f"(--config.train.warmup_steps={train.warmup_steps}), or clip gradients harder "
+            f"(--config.train.grad_clip_norm={train.grad_clip_norm:g}). No non-finite state "
+            f"was saved; {kept}.")
+
+
+class DivergenceMonitor:
+    """Warnings about one member's logged training loss, each given once.
+
+    - *Far above its start*: the untrained model predicts about uniformly, so its
+      loss is near ln(vocabulary size). A loss more than ``FAR_ABOVE`` times that has
+      diverged, even if it is finite.
+    - *Rising for a long stretch*: the mean of the last ``WINDOW`` logged losses is
+      more than ``RISE`` × ln(vocabulary size) nats above the lowest such mean so
+      far. Noise does not trigger it; a run that has turned around does.
+
+    The monitor is rebuilt from ``metrics.jsonl`` on resume, so a resumed run warns
+    exactly as an uninterrupted one would.
+    """
+
+    FAR_ABOVE = 3.0
+    WINDOW = 10
+    RISE = 0.1
+
+    def __init__(self, vocab_size: int):
+        self.start = math.log(vocab_size)
+        self.losses: list[float] = []
+        self.lowest_mean = math.inf
+        self.warnings: list[str] = []
+        self._given: set[str] = set()
+
+    def update(self, step: int, loss: float) -> list[str]:
+        """Take the loss logged at ``step``; return the warnings it raises for the first time."""
+        new = []
+        if not math.isfinite(loss):
+            return new  # the non-finite check reports these
+        if loss > self.FAR_ABOVE * self.start:
+            new += self._warn("far above", f"train loss {loss:.3g} at step {step} is "
+                              f"{loss / self.start:.3g}x the untrained model's "
+                              f"{self.start:.3g} (ln of the vocabulary size): training has "
+                              "diverged; lower the learning rate")
+        self.losses.append(loss)
+        if len(self.losses) >= self.WINDOW:
+            mean = sum(self.losses[-self.WINDOW:]) / self.WINDOW
+            if mean > self.lowest_mean + self.RISE * self.start:
+                new += self._warn("rising", f"train loss has been rising: its mean over the "
+                                  f"last {self.WINDOW} logs, {mean:.3g} at step {step}, is "
+                                  f"{mean - self.lowest_mean:.3g} nats above its lowest, "
+                                  f"{self.lowest_mean:.3g}; consider a lower learning rate")
+            self.lowest_mean = min(self.lowest_mean, mean)
+        return new
+
+    def _warn(self, kind: str, message: str) -> list[str]:
+        if kind in self._given:
+            return []
+        self._given.add(kind)
+        self.warnings.append(message)
+        return [message]

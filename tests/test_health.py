@@ -1,0 +1,132 @@
+"""A run never reports garbage: non-finite values stop a member with a clear error,
+no non-finite state is saved, a sweep finishes its healthy members, and a diverging
+loss is warned about (attention_research/training/health.py)."""
+
+import json
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from attention_research import sweeps
+from attention_research.checkpoints import CheckpointError, Checkpoints
+from attention_research.training.health import DivergenceMonitor, NonFiniteError
+from attention_research.training.loop import train
+from attention_research.training.sweep import run_sweep
+
+HUGE = 1e36  # Adam steps of this size overflow float32 within the first train call
+
+
+def test_a_huge_learning_rate_stops_a_run_with_a_clear_error(tiny, tmp_path):
+    config = tiny()
+    config.train.learning_rate = HUGE
+    with pytest.raises(NonFiniteError, match=r"member 0 \(seed 0, learning rate 1e\+36\): "
+                       r"the training loss.* became non-finite .* at step 3\. Likely cause: "
+                       r"the learning rate is too high"):
+        train(config, tmp_path, progress=False)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["failure"]["step"] == 3
+    # It stopped at the first log (step 5), before any checkpoint (step 10): nothing
+    # non-finite was saved, and nothing non-finite was logged.
+    assert not any((tmp_path / "checkpoints").iterdir())
+    metrics = (tmp_path / "metrics.jsonl")
+    assert not metrics.exists() or "NaN" not in metrics.read_text()
+
+
+def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, tmp_path):
+    """One cohort of two: member 0 fails at step 3, member 1 trains on to the end;
+    every checkpoint the cohort saves holds member 0's last finite state."""
+    sweep = sweeps.axis("config.train.learning_rate", [HUGE, 3e-3])
+    summaries = run_sweep(tiny(), sweep, tmp_path, progress=False)
+    failed, healthy = summaries
+    assert healthy["status"] == "finished" and healthy["steps"] == 20
+    assert failed["status"] == "failed" and failed["failure"]["step"] == 3
+    assert "member 0" in failed["failure"]["message"]
+    healthy_dir = tmp_path / "members" / "learning_rate-0.003"
+    assert (healthy_dir / "plots" / "learning_curves.png").exists()
+    [cohort] = (tmp_path / "cohorts").iterdir()
+    checkpoints = Checkpoints(cohort / "checkpoints")
+    assert sorted(checkpoints.manager.all_steps()) == [10, 20]
+    from attention_research.training.loop import Cohort
+    initial = Cohort([m.config for m in sweeps.expand(tiny(), sweep, tmp_path)],
+                     [tmp_path / "scratch0", tmp_path / "scratch1"], 0.0).initial_state()
+    state, step = checkpoints.restore_latest(initial)  # verified: intact and finite
+    checkpoints.close()
+    assert step == 20 and int(state.failed_step[0]) == 3 and int(state.failed_step[1]) == 0
+    # Member 0 failed inside the first call, so it keeps the state it began it with.
+    for kept, start in zip(jax.tree_util.tree_leaves(state.params),
+                           jax.tree_util.tree_leaves(initial.params)):
+        np.testing.assert_array_equal(np.asarray(kept)[0], np.asarray(start)[0])
+    report = (tmp_path / "summary.md").read_text()
+    assert "1 failed: non-finite at step 3" in report
+    # The failed member's directory holds no plots of its frozen parameters.
+    failed_dir = tmp_path / "members" / "learning_rate-1e+36"
+    assert not (failed_dir / "plots").exists()
+    # Rerunning the sweep retrains neither member.
+    again = run_sweep(tiny(), sweep, tmp_path, progress=False)
+    assert [s["status"] for s in again] == ["failed", "finished"]
+    assert again[1]["wall_time_s"] == healthy["wall_time_s"]
+
+
+def test_save_refuses_a_non_finite_state_and_keeps_every_checkpoint(tmp_path):
+    checkpoints = Checkpoints(tmp_path, max_to_keep=1)
+    good = {"w": jnp.ones((1, 3))}
+    checkpoints.save(1, good)
+    with pytest.raises(CheckpointError, match="refusing to save step 2: member.* 0 hold "
+                       "non-finite values"):
+        checkpoints.save(2, {"w": jnp.array([[1.0, np.nan, 1.0]])})
+    assert checkpoints.manager.all_steps() == [1]  # max_to_keep=1 deleted nothing
+    state, step = checkpoints.restore_latest(good)
+    checkpoints.close()
+    assert step == 1 and np.all(np.asarray(state["w"]) == 1)
+
+
+def test_divergence_is_warned_about_once_and_noise_is_not():
+    vocabulary = 50
+    start = math.log(vocabulary)
+    noisy = DivergenceMonitor(vocabulary)
+    rng = np.random.default_rng(0)
+    for step in range(200):  # a falling loss with noise: no warning
+        assert noisy.update(step, start * math.exp(-step / 30) + rng.uniform(0, 0.1)) == []
+    exploded = DivergenceMonitor(vocabulary)
+    assert "diverged" in exploded.update(50, 1e8)[0]
+    assert exploded.update(100, 1e8) == []  # once
+    assert len(exploded.warnings) == 1
+    rising = DivergenceMonitor(vocabulary)
+    warnings = [w for step in range(40)
+                for w in rising.update(step, 1.0 if step < 20 else 1.0 + 0.1 * (step - 19))]
+    assert len(warnings) == 1 and "rising" in warnings[0]
+
+
+def test_a_finite_divergence_is_a_warning_in_the_summary(tiny, tmp_path):
+    config = tiny()
+    config.train.learning_rate = 1e6  # finite, but the loss blows far past ln(vocabulary)
+    summary = train(config, tmp_path, progress=False)
+    assert summary["status"] == "finished"
+    assert any("diverged" in w for w in summary["warnings"])
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved["warnings"] == summary["warnings"]
+
+
+def test_random_bytes_in_a_checkpoint_data_file_are_caught_by_its_checksum(tmp_path):
+    """Bytes overwritten inside an array's data decode to other numbers without any
+    error from orbax; the checksum recorded at save time refuses them, and the error
+    names the older intact checkpoint."""
+    rng = np.random.default_rng(0)
+    states = [{"w": jnp.asarray(rng.normal(size=(1, 256, 1024)), jnp.float32)} for _ in range(2)]
+    checkpoints = Checkpoints(tmp_path)
+    checkpoints.save(1, states[0])
+    checkpoints.save(2, states[1])
+    largest = max((p for p in (tmp_path / "2").rglob("*") if p.is_file()),
+                  key=lambda p: p.stat().st_size)
+    data = bytearray(largest.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 4096] = rng.integers(0, 256, 4096, dtype=np.uint8).tobytes()
+    largest.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"step 2 .* no longer match the checksum .* "
+                       r"Nothing was deleted\. The checkpoint of step 1 is intact"):
+        checkpoints.restore_latest(states[0])
+    checkpoints.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1", "2"]

@@ -1,0 +1,192 @@
+"""The work directory keeps what was written: a lock against a second run (taken over
+after kill -9), TensorBoard rebuilt to match metrics.jsonl, files written whole, and
+damaged files named in the error."""
+
+import errno
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_research import sweeps
+from attention_research.errors import explain
+from attention_research.lock import DirectoryLock, WorkDirLockedError
+from attention_research.reports import best_setting, winner_text
+from attention_research.training.loop import train
+from attention_research.training.sweep import run_sweep
+from attention_research.workdir import WorkDir, WorkDirError, write_atomically
+from tests.conftest import metrics_scalars, tensorboard_scalars
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Trains the tiny config, then sleeps after logging step 15 (its last checkpoint is
+# step 10), so the test can kill it at a known point.
+_SLEEPER = """
+import sys, time
+from tests.conftest import tiny_config
+from attention_research.training.loop import train
+def hook(step):
+    if step == 15:
+        print("sleeping", flush=True)
+        time.sleep(600)
+train(tiny_config(), sys.argv[1], hooks=[hook], progress=False)
+"""
+
+
+def test_kill_9_then_resume_keeps_tensorboard_complete_and_the_lock_is_taken_over(
+        tiny, tmp_path):
+    workdir = tmp_path / "run"
+    sleeper = subprocess.Popen([sys.executable, "-c", _SLEEPER, str(workdir)], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert sleeper.stdout.readline().strip() == "sleeping"
+        # A second run in the same directory is refused at once, naming the holder.
+        with pytest.raises(WorkDirLockedError, match=rf"in use by another run \(pid "
+                           rf"{sleeper.pid} on host {socket.gethostname()}"):
+            train(tiny(), workdir, progress=False)
+        os.kill(sleeper.pid, signal.SIGKILL)
+        sleeper.wait(timeout=60)
+    finally:
+        sleeper.kill()
+    assert max(r["step"] for r in WorkDir(workdir).read_metrics()) == 15
+    # The killed process's lock is free: the rerun takes it and resumes from step 10.
+    resumed = train(tiny(), workdir, progress=False)
+    reference = train(tiny(), tmp_path / "reference", progress=False)
+    assert resumed["members"][0]["final"] == reference["members"][0]["final"]
+    board = tensorboard_scalars(workdir)
+    assert sorted(board) == sorted((s, t, np.float32(v)) for s, t, v in metrics_scalars(workdir))
+    assert len(set(board)) == len(board)  # no step twice
+    assert (workdir / "lock").read_text() == ""  # released: no holder named
+
+
+def test_a_lock_is_exclusive_and_released(tmp_path):
+    with DirectoryLock(tmp_path):
+        holder = json.loads((tmp_path / "lock").read_text())
+        assert holder["pid"] == os.getpid()
+        with pytest.raises(WorkDirLockedError, match=f"pid {os.getpid()}"):
+            DirectoryLock(tmp_path).acquire()
+    with DirectoryLock(tmp_path):  # free again
+        pass
+
+
+def test_a_torn_last_metrics_line_is_dropped_and_a_damaged_one_named(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    path.write_text('{"step": 5, "member": 0, "train/loss": 1.0}\n{"step": 10, "memb')
+    workdir = WorkDir(tmp_path)
+    assert [r["step"] for r in workdir.read_metrics()] == [5]
+    workdir.resume_at(5)
+    workdir.close()
+    assert path.read_text() == '{"step": 5, "member": 0, "train/loss": 1.0}\n'
+    path.write_text('{"step": 5, "memb\n{"step": 10, "member": 0}\n')
+    with pytest.raises(WorkDirError, match="metrics.jsonl line 1 is damaged"):
+        WorkDir(tmp_path).read_metrics()
+
+
+def test_a_summary_is_written_whole_or_not_at_all(tmp_path):
+    write_atomically(tmp_path / "summary.json", '{"old": true}\n')
+    with pytest.raises(TypeError):
+        WorkDir(tmp_path).write_summary({"unserialisable": object()})
+    assert (tmp_path / "summary.json").read_text() == '{"old": true}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]  # no temporary left
+    WorkDir(tmp_path).write_summary({"loss": float("nan"), "nested": [float("inf"), 1.0]})
+    assert json.loads((tmp_path / "summary.json").read_text()) == {"loss": None,
+                                                                  "nested": [None, 1.0]}
+
+
+def test_a_damaged_member_summary_is_named(tiny, tmp_path):
+    sweep = sweeps.axis("config.seed", [0])
+    run_sweep(tiny(), sweep, tmp_path, progress=False)
+    summary = tmp_path / "members" / "seed-0" / "summary.json"
+    summary.write_text(summary.read_text()[:100])
+    with pytest.raises(WorkDirError, match=f"{summary} is damaged .* Delete it and rerun"):
+        run_sweep(tiny(), sweep, tmp_path, progress=False)
+
+
+def test_a_winner_is_named_only_when_one_stands_out():
+    assert best_setting({"dot": 0.5, "additive": 0.7}) == "additive"
+    assert best_setting({"dot": 0.7, "additive": 0.7}) is None
+    assert best_setting({"dot": 0.0, "additive": 0.0}) is None
+    assert best_setting({"dot": None, "additive": 0.2}) == "additive"
+    assert winner_text({"dot": 0.0, "none": 0.0}) == "none (every setting scored 0)"
+    assert winner_text({"dot": 0.4, "none": 0.4}) == "none (a tie at 0.400)"
+    assert winner_text({"dot": None}) == "none (every member failed)"
+
+
+@pytest.mark.parametrize("error, words", [
+    (OSError(errno.ENOSPC, "No space left on device", "/w/checkpoints"), "disk is full"),
+    (OSError(errno.EACCES, "Permission denied", "/w"), "pass a --workdir you can write"),
+    (ValueError('OUT_OF_RANGE: Error writing "x": No space left on device'), "disk is full"),
+    (ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero (rerun "
+                                            "with --verbose"),
+])
+def test_errors_are_explained_in_one_line(error, words):
+    line = explain(error)
+    assert words in line and "\n" not in line
+
+
+def test_an_unwritable_work_directory_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    """Read-only: root ignores permission bits, so the refused write is simulated."""
+    from attention_research import workdir as workdir_module
+
+    def refuse(self, text):
+        raise PermissionError(errno.EROFS, "Read-only file system", str(self))
+    monkeypatch.setattr(workdir_module.Path, "write_text", refuse)
+    with pytest.raises(WorkDirError, match="cannot write to the work directory .*: the file "
+                       "system is read-only. Pass a --workdir you can write to"):
+        workdir_module.ensure_writable(tmp_path / "run")
+
+
+def _launch(*args, shell_prefix=""):
+    command = [sys.executable, "launch.py", *args]
+    if shell_prefix:  # limits set in a shell, not in a forked copy of this threaded process
+        command = ["bash", "-c", shell_prefix + "; exec " + " ".join(map(shlex.quote, command))]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--config=configs/nonexistent.py"], "no config file configs/nonexistent.py; the "
+                                          "configs are configs/additive.py"),
+    (["--config=configs/additive.py:tiny", "--config.train.learning_rat=1"],
+     "--config.train.learning_rat=1: the config has no field 'learning_rat'; did you mean "
+     "'learning_rate'?"),
+    (["--config=configs/additive.py:task=nonexistent"], "task must be one of copy"),
+    (["--config=configs/additive.py:tiny", "--workdir=README.md"],
+     "cannot write to the work directory README.md: a file of that name is in the way"),
+    (["--config=configs/additive.py:tiny", "--workdir=README.md/run"],
+     "part of the path is a file, not a directory"),
+])
+def test_launch_explains_bad_input_in_one_line(args, words):
+    done = _launch(*args)
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("error: ") and words in errors[0], \
+        done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    verbose = _launch(*args, "--verbose")
+    assert "Traceback" in verbose.stderr
+
+
+def test_a_failed_save_stops_training_at_once_in_one_line(tmp_path):
+    """A full disk, simulated by a file-size limit (writes past it fail with EFBIG)."""
+    workdir = tmp_path / "run"
+    done = _launch("--config=configs/additive.py:tiny", f"--workdir={workdir}",
+                   "--compilation_cache=off", shell_prefix="trap '' XFSZ; ulimit -f 40")
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1 and "raise the limit and rerun the same command" in lines[0]
+    assert "Traceback" not in done.stderr
+    # Training stopped at the first checkpoint (step 10), not at the end (20).
+    assert max(r["step"] for r in WorkDir(workdir).read_metrics()) == 10
+    assert not [p for p in (workdir / "checkpoints").iterdir() if p.name.isdigit()]
+    started = time.time()
+    assert _launch("--config=configs/additive.py:tiny", f"--workdir={workdir}").returncode == 0
+    assert time.time() - started < 300
+    assert json.loads((workdir / "summary.json").read_text())["status"] == "finished"
