@@ -6,10 +6,13 @@ overwritten data file can restore without an error from orbax, so the fingerprin
 is the check that catches it. When a checkpoint fails these checks, nothing is
 deleted: the error names the step and the newest older checkpoint that passes them.
 
-Saves are synchronous. A failed save (a full disk, a permission error) raises at
-once, so training does not run on past it. ``save`` refuses a non-finite state,
-and every checkpoint on disk is finite, so ``max_to_keep`` can never delete the
-last finite one.
+Saves are asynchronous (they overlap training), and the loop calls ``check`` at
+every log, which waits for a pending save and raises if it failed (a full disk, a
+permission error). Training therefore stops at the first log after a failed save.
+Synchronous saves were tried: on the 2-core CPU they left the run about 10% slower
+after its first checkpoint. ``save`` refuses a non-finite state, and every
+checkpoint on disk is finite, so ``max_to_keep`` can never delete the last finite
+one.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import orbax.checkpoint as ocp
 
-from attention_research.errors import RunError
+from attention_research.errors import RunError, explain
 from attention_research.training.health import all_finite
 from attention_research.training.mesh import fetch
 
@@ -74,7 +77,8 @@ class Checkpoints:
         self.directory = Path(directory).absolute()
         self.manager = ocp.CheckpointManager(
             self.directory, options=ocp.CheckpointManagerOptions(
-                max_to_keep=max_to_keep, create=True, enable_async_checkpointing=False))
+                max_to_keep=max_to_keep, create=True, enable_async_checkpointing=True))
+        self._pending = None  # the step of a save that may still be running
 
     def latest_step(self):
         return self.manager.latest_step()
@@ -124,8 +128,21 @@ class Checkpoints:
         return ("No older checkpoint is intact: move the damaged one away "
                 f"(mv {bad} {bad}.damaged) to start afresh, or pass another --workdir.")
 
+    def check(self):
+        """Wait for the pending save, if any; raise CheckpointError if it failed."""
+        if self._pending is None:
+            return
+        step, self._pending = self._pending, None
+        try:
+            self.manager.wait_until_finished()
+        except Exception as error:  # orbax re-raises the writer thread's error
+            raise CheckpointError(f"the checkpoint of step {step} could not be saved: "
+                                  f"{explain(error)}. The checkpoints saved before it "
+                                  "are kept.") from error
+
     def save(self, step: int, state):
-        """Save ``state`` with its fingerprint; a non-finite state is refused."""
+        """Start saving ``state`` with its fingerprint; a non-finite state is refused."""
+        self.check()
         fingerprints, finite = _inspect(state)
         if not all(finite):
             bad = [m for m, ok in enumerate(finite) if not ok]
@@ -135,8 +152,14 @@ class Checkpoints:
         self.manager.save(step, args=ocp.args.Composite(
             state=ocp.args.StandardSave(state),
             fingerprint=ocp.args.JsonSave({"step": int(step), "members": fingerprints})))
+        self._pending = step
 
     def close(self):
-        """Wait for anything pending, then release the manager."""
-        self.manager.wait_until_finished()
+        """Wait for anything pending, then release the manager. It raises nothing, so
+        that it cannot hide the error a run is stopping with; ``check`` reports a
+        failed save."""
+        try:
+            self.manager.wait_until_finished()
+        except Exception:  # noqa: BLE001 — reported by check(), or by the error in flight
+            pass
         self.manager.close()

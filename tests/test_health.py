@@ -119,6 +119,7 @@ def test_random_bytes_in_a_checkpoint_data_file_are_caught_by_its_checksum(tmp_p
     checkpoints = Checkpoints(tmp_path)
     checkpoints.save(1, states[0])
     checkpoints.save(2, states[1])
+    checkpoints.check()  # saves run in the background: wait for this one
     largest = max((p for p in (tmp_path / "2").rglob("*") if p.is_file()),
                   key=lambda p: p.stat().st_size)
     data = bytearray(largest.read_bytes())

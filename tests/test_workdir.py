@@ -174,16 +174,18 @@ def test_launch_explains_bad_input_in_one_line(args, words):
     assert "Traceback" in verbose.stderr
 
 
-def test_a_failed_save_stops_training_at_once_in_one_line(tmp_path):
+def test_a_failed_save_stops_training_in_one_line(tmp_path):
     """A full disk, simulated by a file-size limit (writes past it fail with EFBIG)."""
     workdir = tmp_path / "run"
     done = _launch("--config=configs/additive.py:tiny", f"--workdir={workdir}",
                    "--compilation_cache=off", shell_prefix="trap '' XFSZ; ulimit -f 40")
     assert done.returncode != 0
     lines = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1 and "raise the limit and rerun the same command" in lines[0]
+    assert len(lines) == 1 and "the checkpoint of step 10 could not be saved" in lines[0]
+    assert "raise the limit and rerun the same command" in lines[0]
     assert "Traceback" not in done.stderr
-    # Training stopped at the first checkpoint (step 10), not at the end (20).
+    # The save at step 10 failed; training stopped at the next log (step 15), before
+    # logging it, not at the end (20).
     assert max(r["step"] for r in WorkDir(workdir).read_metrics()) == 10
     assert not [p for p in (workdir / "checkpoints").iterdir() if p.name.isdigit()]
     started = time.time()

@@ -296,6 +296,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             # Health is read with the logged sums; evaluations and checkpoints read it
             # too (they wait for the device anyway), so none of them uses a failed state.
             if at(train_config.log_every):
+                checkpoints.check()  # a failed save stops training here
                 alive = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
                 show_progress(bar, cohort.last_row)
@@ -318,6 +319,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
+        checkpoints.check()  # the last save, too, must have succeeded
     finally:
         bar.close()  # before an error is printed, so it is not drawn over
     if not alive:  # every member failed: nothing to evaluate
