@@ -1,10 +1,11 @@
 """Is a member's training healthy? Non-finite values, and divergence with finite ones.
 
 Non-finite values are caught on the device. Each train step (``steps.py``) checks
-the loss, the gradient norm and the updated parameters of every member. At the
-first non-finite one it keeps the member's last finite state and records the step
-and what went wrong in ``TrainState.failed_step`` and ``TrainState.failure``. The
-member then stays frozen while the rest of its cohort trains on. The host reads
+the loss, the gradient norm and the updated parameters of every member. It records
+the step of the first non-finite one, and what went wrong, in
+``TrainState.failed_step`` and ``TrainState.failure``. The member then keeps the
+finite state it began that train call with (at most ``steps_per_call`` steps before
+the failure) and stays frozen while the rest of its cohort trains on. The host reads
 those two fields only where it waits for the device anyway: at each log, each
 evaluation and each checkpoint. The check adds no synchronisation.
 
