@@ -32,20 +32,29 @@ class RunError(RuntimeError):
     prints its message as ``error: …`` without a traceback."""
 
 
-# errno -> what to do, for the OSErrors a run meets (a work directory it cannot write,
-# a full disk).
-_OS_ADVICE = {
-    errno.ENOSPC: "the disk is full: free some space and rerun the same command (it resumes "
-                  "from the last checkpoint, which is kept)",
-    errno.EDQUOT: "the disk quota is used up: free some space and rerun the same command",
-    errno.EFBIG: "a file grew past the size this process may write (ulimit -f): raise the "
-                 "limit and rerun the same command",
-    errno.EACCES: "permission denied: pass a --workdir you can write to",
-    errno.EPERM: "permission denied: pass a --workdir you can write to",
-    errno.EROFS: "the file system is read-only: pass a --workdir you can write to",
-    errno.EEXIST: "a file is in the way of a directory: pass another --workdir",
-    errno.ENOTDIR: "part of the path is a file, not a directory: pass another --workdir",
+# errno -> (what went wrong, what to do), for the OSErrors a run meets: a work
+# directory it cannot write, a full disk. ``workdir.ensure_writable`` words its
+# refusal with the same reasons.
+_OS_ERRORS = {
+    errno.ENOSPC: ("the disk is full", "free some space and rerun the same command (it "
+                   "resumes from the last checkpoint, which is kept)"),
+    errno.EDQUOT: ("the disk quota is used up",
+                   "free some space and rerun the same command"),
+    errno.EFBIG: ("a file grew past the size this process may write (ulimit -f)",
+                  "raise the limit and rerun the same command"),
+    errno.EACCES: ("permission denied", "pass a --workdir you can write to"),
+    errno.EPERM: ("permission denied", "pass a --workdir you can write to"),
+    errno.EROFS: ("the file system is read-only", "pass a --workdir you can write to"),
+    errno.EEXIST: ("a file of that name is in the way", "pass another --workdir"),
+    errno.ENOTDIR: ("part of the path is a file, not a directory", "pass another --workdir"),
 }
+
+
+def os_reason(error: OSError) -> str:
+    """What an OSError means, in words a user acts on."""
+    return _OS_ERRORS.get(error.errno, (error.strerror,))[0]
+
+
 # Errors from libraries (orbax, tensorstore) that carry the OS error only in their text.
 _TEXT_ADVICE = {"No space left on device": errno.ENOSPC, "File too large": errno.EFBIG,
                 "Disk quota exceeded": errno.EDQUOT, "Read-only file system": errno.EROFS,
@@ -63,9 +72,10 @@ def explain(error: BaseException) -> str:
     code = getattr(error, "errno", None)
     if code is None:
         code = next((c for text, c in _TEXT_ADVICE.items() if text in str(error)), None)
-    if code in _OS_ADVICE:
+    if code in _OS_ERRORS:
         where = getattr(error, "filename", None)
-        return f"{_OS_ADVICE[code]}" + (f" ({where})" if where else "") + (
+        reason, action = _OS_ERRORS[code]
+        return f"{reason}: {action}" + (f" ({where})" if where else "") + (
             "" if isinstance(error, OSError) else f" [{type(error).__name__}: "
             f"{_first_line(error)}]")
     return (f"{type(error).__name__}: {_first_line(error)} (rerun with --verbose for the "

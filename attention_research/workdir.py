@@ -23,7 +23,6 @@ metrics.jsonl torn by a kill is dropped on resume.
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
@@ -32,7 +31,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from attention_research.errors import RunError
+from attention_research.errors import RunError, os_reason
 
 
 class ConfigMismatchError(RunError):
@@ -52,11 +51,7 @@ def ensure_writable(path) -> Path:
         probe.write_text("")
         probe.unlink()
     except OSError as error:
-        reason = {errno.EEXIST: "a file of that name is in the way",
-                  errno.ENOTDIR: "part of the path is a file, not a directory",
-                  errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                  errno.EROFS: "the file system is read-only",
-                  errno.ENOSPC: "the disk is full"}.get(error.errno, error.strerror)
+        reason = os_reason(error)
         raise WorkDirError(f"cannot write to the work directory {path}: {reason}. "
                            "Pass a --workdir you can write to.") from None
     return path
@@ -107,10 +102,11 @@ def _json_safe(value):
     return value
 
 
-def _parse_metrics(path: Path, keep_torn: bool = False):
-    """The records of metrics.jsonl. A last line torn by a kill is dropped; a
-    damaged line elsewhere is an error naming the file and the line."""
-    lines = path.read_text().splitlines(keepends=True)
+def _parse_metrics(path: Path, text: str | None = None):
+    """The records of metrics.jsonl (``text``: its contents, if already read). A last
+    line torn by a kill is dropped; a damaged line elsewhere is an error naming the
+    file and the line."""
+    lines = (path.read_text() if text is None else text).splitlines(keepends=True)
     records = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -154,20 +150,23 @@ class WorkDir:
             self.path.mkdir(parents=True, exist_ok=True)
             write_atomically(saved_path, json.dumps(current, indent=2, sort_keys=True) + "\n")
 
-    def resume_at(self, step: int):
+    def resume_at(self, step: int) -> list[dict]:
         """Drop what was logged after the checkpoint being resumed (it will be logged
-        again), and rebuild TensorBoard from what is kept."""
+        again), rebuild TensorBoard from what is kept, and return the kept records."""
         if not self.is_writer:
-            return
+            return self.read_metrics()
+        kept = []
         if self.metrics_path.exists():
-            records = _parse_metrics(self.metrics_path)
+            text = self.metrics_path.read_text()
             # At step 0 nothing was restored: everything logged is logged again.
-            kept = [r for r in records if r["step"] <= step] if step else []
-            text = "".join(json.dumps(r) + "\n" for r in kept)
-            if text != self.metrics_path.read_text():
-                write_atomically(self.metrics_path, text)
+            kept = [r for r in _parse_metrics(self.metrics_path, text)
+                    if step and r["step"] <= step]
+            kept_text = "".join(json.dumps(r) + "\n" for r in kept)
+            if kept_text != text:
+                write_atomically(self.metrics_path, kept_text)
         self.close()
         self._open_tensorboard()
+        return kept
 
     def read_metrics(self):
         if not self.metrics_path.exists():
@@ -221,10 +220,6 @@ class WorkDir:
             return
         text = json.dumps(_json_safe(summary), indent=2, allow_nan=False)
         write_atomically(self.path / "summary.json", text + "\n")
-
-    def read_summary(self) -> dict | None:
-        path = self.path / "summary.json"
-        return read_json(path) if path.exists() else None
 
     def stop_writing(self):
         """This process writes nothing more here (a member that failed keeps its

@@ -17,6 +17,7 @@ warning in the progress output and in ``summary.json``, and does not stop the ru
 from __future__ import annotations
 
 import math
+from collections import deque
 
 import jax
 import jax.numpy as jnp
@@ -90,7 +91,7 @@ class DivergenceMonitor:
 
     def __init__(self, vocab_size: int):
         self.start = math.log(vocab_size)
-        self.losses: list[float] = []
+        self.losses: deque[float] = deque(maxlen=self.WINDOW)  # the last WINDOW logs
         self.lowest_mean = math.inf
         self.warnings: list[str] = []
         self._given: set[str] = set()
@@ -107,7 +108,7 @@ class DivergenceMonitor:
                               "diverged; lower the learning rate")
         self.losses.append(loss)
         if len(self.losses) >= self.WINDOW:
-            mean = sum(self.losses[-self.WINDOW:]) / self.WINDOW
+            mean = sum(self.losses) / self.WINDOW
             if mean > self.lowest_mean + self.RISE * self.start:
                 new += self._warn("rising", f"train loss has been rising: its mean over the "
                                   f"last {self.WINDOW} logs, {mean:.3g} at step {step}, is "

@@ -95,12 +95,12 @@ class Cohort:
     def resume(self, checkpoints: Checkpoints):
         state, step = checkpoints.restore_latest(self.initial_state())
         self.last_checkpoint = step or None
-        for workdir, monitor in zip(self.workdirs, self.monitors):
-            workdir.resume_at(step)
-            for record in workdir.read_metrics():  # warn as an unbroken run would
+        kept = [workdir.resume_at(step) for workdir in self.workdirs]
+        for records, monitor in zip(kept, self.monitors):
+            for record in records:  # warn as an unbroken run would
                 if record.get("train/loss") is not None:
                     monitor.update(record["step"], record["train/loss"])
-        times = [r["time_s"] for r in self.workdirs[0].read_metrics() if "time_s" in r]
+        times = [r["time_s"] for r in kept[0] if "time_s" in r]
         self.time_offset = times[-1] if (step and times) else 0.0
         return state, step
 
@@ -149,8 +149,9 @@ class Cohort:
         """Average the pending train-call sums, check health, log per healthy member.
 
         Fetching the sums waits for the device, so the clock read after it measures
-        computation since ``since``, not just asynchronous dispatch. Returns False
-        once every member has failed.
+        computation since ``since``, not just asynchronous dispatch. Returns whether
+        any member is still healthy, and the first healthy member's row (for the
+        progress bar; None if none is).
         """
         pending = jax.device_get(pending)
         last = pending[-1]  # the health fields are the state's, not sums
@@ -160,7 +161,7 @@ class Cohort:
                                                            "grad_norm")} for p in pending])
         steps = len(pending) * self.config.train.steps_per_call
         tokens_per_s = float(np.sum(sums["tokens"])) / (time.time() - since)
-        self.last_row = None
+        first_row = None
         for member, workdir in enumerate(self.workdirs):
             if not self.healthy(member):
                 continue
@@ -172,8 +173,8 @@ class Cohort:
             for warning in self.monitors[member].update(step, float(row["train/loss"])):
                 if self.is_writer:
                     tqdm.write(f"warning: member {member}: {warning}")
-            self.last_row = self.last_row or row
-        return alive
+            first_row = first_row or row
+        return alive, first_row
 
     def run_eval(self, step, state, log=True):
         results = self.evaluate(state.params)
@@ -297,9 +298,9 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             # too (they wait for the device anyway), so none of them uses a failed state.
             if at(train_config.log_every):
                 checkpoints.check()  # a failed save stops training here
-                alive = cohort.log_train(step, pending, last_log_time)
+                alive, row = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
-                show_progress(bar, cohort.last_row)
+                show_progress(bar, row)
             elif at(train_config.eval_every) or at(train_config.checkpoint_every):
                 alive = cohort.check_health(*jax.device_get(
                     (pending[-1]["failed_step"], pending[-1]["failure"])))
