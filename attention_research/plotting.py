@@ -1,5 +1,10 @@
 """The figures a run leaves in ``plots/``: attention heat maps, learning curves,
-sequence accuracy by length. Plain matplotlib (Agg), one function per figure."""
+sequence accuracy by length. Plain matplotlib (Agg), one function per figure.
+
+Figures that compare settings show each setting's mean over seeds with its 95% t
+interval (``stats.t_interval``) as a band or error bars, give every series its own
+colour and marker (``series_styles``), and put one legend beside the axes, never
+over them, after the axes are laid out."""
 
 from __future__ import annotations
 
@@ -8,33 +13,69 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from cycler import cycler  # noqa: E402
 
-# tab10's colours, then their light variants: sweeps compare more than ten settings.
-plt.rcParams["axes.prop_cycle"] = cycler(color=plt.cm.tab20.colors[::2]
-                                         + plt.cm.tab20.colors[1::2])
-
+from attention_research import stats  # noqa: E402
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD  # noqa: E402
 
 _SPECIAL = {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}
+MARKERS = "os^DvP*X<>hp"
 
 
-def _save(fig, path, title=None, axes=(), legend_size=8):
-    """Grid and legend on ``axes``, the title, then write the figure and free it."""
+def series_styles(count: int) -> list[dict]:
+    """A colour and a marker for each of ``count`` series: the colours all differ
+    (tab10, then tab20 dark before light, then evenly spaced on a continuous map), and
+    so do the markers of any twelve series in a row."""
+    if count <= 10:
+        colours = plt.cm.tab10.colors[:count]
+    elif count <= 20:
+        colours = (plt.cm.tab20.colors[::2] + plt.cm.tab20.colors[1::2])[:count]
+    else:
+        colours = [plt.cm.turbo(0.05 + 0.9 * i / (count - 1)) for i in range(count)]
+    return [{"color": colour, "marker": MARKERS[i % len(MARKERS)]}
+            for i, colour in enumerate(colours)]
+
+
+def _save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
+    """Grid and legend on ``axes``, the title, then write the figure and free it.
+
+    ``shared_legend``: the axes plot the same series, so one legend for the figure,
+    beside the axes. It is placed after ``tight_layout`` has sized the axes and
+    ``bbox_inches="tight"`` widens the saved figure to take it in, so however many
+    series there are the axes keep their size."""
     for ax in axes:
         ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
-    # Lay out the axes first: a legend beside them would squeeze them if counted;
-    # bbox_inches="tight" then widens the figure to take it in.
     fig.tight_layout()
-    for ax in axes:
-        if len(ax.get_legend_handles_labels()[0]) > 5:  # many settings: beside the axes
-            ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        else:
-            ax.legend(fontsize=legend_size)
+    if shared_legend and axes:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, fontsize=legend_size, loc="upper left",
+                   bbox_to_anchor=(1.0, 0.95), frameon=False)
+    else:
+        for ax in axes:
+            if len(ax.get_legend_handles_labels()[0]) > 5:  # many series: beside the axes
+                ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+            elif ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=legend_size)
     fig.savefig(path, dpi=90, bbox_inches="tight")
     plt.close(fig)
+
+
+def _mean_band(ax, x, runs, style, label, log=False, **line):
+    """The mean over runs (rows) with its 95% t interval as a band; one run: a line.
+    ``log``: for a positive quantity on a log axis (a loss), the interval of the mean
+    log, drawn as the geometric mean and its interval, so the band never crosses 0."""
+    runs = np.asarray(runs, float)
+    runs = np.log(runs) if log else runs
+    back = np.exp if log else np.asarray
+    intervals = [stats.t_interval(column) for column in runs.T]
+    mean = back(np.array([i.mean for i in intervals]))
+    every = max(1, len(x) // 10)
+    ax.plot(x, mean, label=label, markevery=every, **style, **line)
+    if runs.shape[0] > 1:
+        ax.fill_between(x, back(np.array([i.low for i in intervals])),
+                        back(np.array([i.high for i in intervals])),
+                        alpha=0.15, color=style["color"], linewidth=0)
 
 
 def token_labels(tokens):
@@ -105,13 +146,24 @@ def learning_curves(path, records, title: str, score: str = "seq_acc"):
 
 
 def bleu_by_length(path, scores, title: str):
-    """BLEU per source-length bucket, one line per label (Bahdanau et al. 2015, Fig. 2).
+    """BLEU per source-length bucket, one line per label (Bahdanau et al. 2015, Fig. 2),
+    with error bars where a bucket has an interval.
 
-    ``scores``: {label: {bucket: {'bleu': …, 'count': n}}}, buckets in order."""
+    ``scores``: {label: {bucket: {'bleu': …, 'count': n, optionally 'low', 'high'}}},
+    buckets in order."""
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, buckets in scores.items():
+    styles = series_styles(len(scores))
+    for offset, (style, (label, buckets)) in enumerate(zip(styles, scores.items())):
         names = list(buckets)
-        ax.plot(range(len(names)), [buckets[n]["bleu"] for n in names], marker="o", label=label)
+        # Each series a little to the side, so that error bars do not hide each other.
+        x = np.arange(len(names)) + 0.06 * (offset - (len(scores) - 1) / 2)
+        bleu = np.array([buckets[n]["bleu"] for n in names])
+        if all("low" in buckets[n] for n in names):
+            below = bleu - np.array([buckets[n]["low"] for n in names])
+            above = np.array([buckets[n]["high"] for n in names]) - bleu
+            ax.errorbar(x, bleu, yerr=[below, above], capsize=3, label=label, **style)
+        else:
+            ax.plot(x, bleu, label=label, **style)
         ax.set_xticks(range(len(names)),
                       [f"{n}\n({buckets[n]['count']})" for n in names], fontsize=8)
     ax.set(xlabel="source length in words (sentences)", ylabel="BLEU", title=title)
@@ -125,20 +177,17 @@ def accuracy_by_length(path, accuracies, train_max_length: int, title: str):
 
 
 def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: str):
-    """Mean accuracy per length with its min-max band; ``accuracies``: {label: [{length: acc}
-    per seed]}."""
+    """Mean accuracy per length with its 95% interval over seeds; ``accuracies``:
+    {label: [{length: acc} per seed]}."""
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, runs in accuracies.items():
+    for style, (label, runs) in zip(series_styles(len(accuracies)), accuracies.items()):
         lengths = sorted(runs[0])
-        values = np.array([[run[n] for n in lengths] for run in runs])
-        line, = ax.plot(lengths, values.mean(0), marker=".", label=label)
-        if len(runs) > 1:
-            ax.fill_between(lengths, values.min(0), values.max(0), alpha=0.2,
-                            color=line.get_color())
+        _mean_band(ax, lengths, [[run[n] for n in lengths] for run in runs], style, label,
+                   markersize=4)
     ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
     ax.set(xlabel="source length", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
            title=title)
-    _save(fig, path, axes=(ax,))
+    _save(fig, path, axes=(ax,), shared_legend=len(accuracies) > 1)
 
 
 def _curve(records, key):
@@ -148,21 +197,17 @@ def _curve(records, key):
 
 def learning_curves_spread(path, curves, seen_bucket: str, title: str):
     """Held-out accuracy on seen lengths and training loss against the step, per setting:
-    the mean over seeds with a min-max band. ``curves``: {label: [records per seed]}."""
+    the mean over seeds with its 95% interval (the loss: geometric mean and the interval
+    of its log). ``curves``: {label: [records per seed]}."""
     fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(11, 4))
-    for label, runs in curves.items():
+    for style, (label, runs) in zip(series_styles(len(curves)), curves.items()):
         for ax, key in ((acc_ax, f"eval/seq_acc/{seen_bucket}"), (loss_ax, "train/loss")):
             per_seed = [_curve(records, key) for records in runs]
             steps = sorted(set.intersection(*(set(c) for c in per_seed)))
-            if not steps:
-                continue
-            values = np.array([[c[s] for s in steps] for c in per_seed])
-            line, = ax.plot(steps, values.mean(0), label=label,
-                            marker="o" if ax is acc_ax else None)
-            if len(runs) > 1:
-                ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2,
-                                color=line.get_color())
+            if steps:
+                _mean_band(ax, steps, [[c[s] for s in steps] for c in per_seed], style, label,
+                           log=ax is loss_ax, markersize=4)
     acc_ax.set(xlabel="step", ylabel=f"greedy sequence accuracy ({seen_bucket})",
                ylim=(-0.02, 1.02), title="held-out accuracy")
     loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
-    _save(fig, path, title, axes=(acc_ax, loss_ax), legend_size=7)
+    _save(fig, path, title, axes=(acc_ax, loss_ax), legend_size=7, shared_legend=True)

@@ -12,12 +12,19 @@ ever deleted there, so hand-written notes such as a README stay):
 Finished members are recorded even while the sweep is unfinished, so a sweep longer
 than a session can be committed member by member; copying ``members/`` back into a
 work directory makes a later run skip them (a finished member is never retrained).
+
+``redraw`` rebuilds a record's report (tables and plots) from its members' files
+alone, with the report code of today: ``python -m attention_research.findings --redraw``.
 """
 
 from __future__ import annotations
 
+import csv
+import json
 import shutil
 from pathlib import Path
+
+import ml_collections
 
 from attention_research.reports import setting_name
 from attention_research.workdir import read_json
@@ -58,3 +65,35 @@ def record(workdir, destination) -> list[str]:
             drawn.add(setting)
         recorded.append(member.name)
     return recorded
+
+
+def recorded_members(destination) -> list:
+    """The recorded members of ``destination`` as sweep Members (config from their
+    config.json), in the order of its summary.csv (the sweep's order); members that
+    the table does not list follow in name order."""
+    from attention_research.sweeps import Member
+    destination = Path(destination)
+    folders = {f.name: f for f in sorted((destination / "members").glob("*/"))
+               if (f / "summary.json").is_file()}
+    order = []
+    if (destination / "summary.csv").is_file():
+        with open(destination / "summary.csv", newline="") as table:
+            order = [row["member"] for row in csv.DictReader(table)]
+    names = [n for n in order if n in folders] + [n for n in folders if n not in order]
+    return [Member(index, name, ml_collections.ConfigDict(
+                json.loads((folders[name] / "config.json").read_text())), folders[name])
+            for index, name in enumerate(names)]
+
+
+def redraw(destination) -> int:
+    """Rewrite a record's summary.md, summary.csv and report plots from its members'
+    files with today's report code (the task's ``write_sweep_report``); returns how many
+    members it read. Heat maps and hand-written notes are left as they are."""
+    from attention_research.training.sweep import report_writer, training_seconds
+    members = recorded_members(destination)
+    if not members:
+        return 0
+    summaries = [read_json(m.workdir / "summary.json") for m in members]
+    elapsed = training_seconds(members, summaries, members[0].config.max_cohort_members)
+    report_writer(members)(Path(destination), members, summaries, elapsed)
+    return len(members)

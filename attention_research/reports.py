@@ -1,10 +1,13 @@
 """The comparison a sweep ends with: summary.md, summary.csv and plots.
 
 Members that differ only in their seed are one *setting*; the report shows each
-setting's mean and spread (min–max) over its seeds, so the question "which
-formulation wins where" is answered at a glance. Each task names the report it
-writes (``Task.write_sweep_report``): here the one of tasks scored by sequence
-accuracy per held-out length range, and the helpers every report shares.
+setting's n seeds, mean and 95% t interval, and answers "which formulation wins
+where" only as far as a test over seeds separates the settings (``stats.separation``:
+Welch's t, Holm-corrected): a winner is named when it is separated from every other
+setting, and otherwise the report names the settings it is not separated from. Each
+task names the report it writes (``Task.write_sweep_report``): here the one of tasks
+scored by sequence accuracy per held-out length range, and the helpers every report
+shares.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research import plotting
+from attention_research import plotting, stats
 from attention_research.workdir import WorkDir, write_atomically
 
 
@@ -37,9 +40,16 @@ def summary_ranges(summaries) -> list[str]:
     return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
 
 
-def member_rows(members, summaries, records) -> list[dict]:
+def seen_curve(records, seen: str) -> dict[int, float]:
+    """{step: held-out sequence accuracy on the seen lengths} from metrics.jsonl lines."""
+    key = f"eval/seq_acc/{seen}"
+    return {r["step"]: r[key] for r in records if r.get(key) is not None}
+
+
+def member_rows(members, summaries, records, seen: str | None = None) -> list[dict]:
     """One flat row per member: what summary.csv holds. ``records``: each member's
-    metrics.jsonl lines; an evaluation at step 0 adds the untrained attention entropy."""
+    metrics.jsonl lines; an evaluation at step 0 adds the untrained attention entropy,
+    and ``seen`` (the seen-length range) the area under the accuracy curve."""
     rows = []
     for member, summary, member_records in zip(members, summaries, records):
         entry = summary["members"][0]
@@ -52,6 +62,12 @@ def member_rows(members, summaries, records) -> list[dict]:
         start = [r for r in member_records if r["step"] == 0]
         row.update({f"{k.removeprefix('eval/')}@step0": v for r in start for k, v in r.items()
                     if k.startswith("eval/attn_entropy/")})
+        if seen is not None and row["status"] != "failed":
+            curve = seen_curve(member_records, seen)
+            if curve:
+                row[f"auc_seq_acc/{seen}"] = stats.area_under_curve(
+                    curve, summary["steps"], first_step=min(curve))
+                row["auc_from_step"] = min(curve)
         rows.append(row)
     return rows
 
@@ -81,34 +97,37 @@ def seeds_cell(seeds) -> str:
     return f"{len(seeds)} ({'; '.join(notes)})" if notes else str(len(seeds))
 
 
-def best_setting(means: dict) -> str | None:
-    """The setting with the highest mean, or None where none stands out: when the
-    highest value is shared, or every value is 0 (nothing was learnt)."""
-    means = {s: v for s, v in means.items() if v is not None and np.isfinite(v)}
-    if not means:
-        return None
-    top = max(means.values())
-    leaders = [s for s, v in means.items() if v == top]
-    return leaders[0] if len(leaders) == 1 and top != 0 else None
+def interval_cell(values, digits: int = 3) -> str:
+    """'0.812 ± 0.021': the mean and the half-width of its 95% t interval over seeds."""
+    return stats.t_interval(values).cell(digits)
 
 
-def winner_text(means: dict) -> str:
-    best = best_setting(means)
-    if best is not None:
-        return f"**{best}**"
-    if not [v for v in means.values() if v is not None]:
+def _p(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def verdict(samples: dict, higher_is_better: bool = True, digits: int = 3) -> str:
+    """Which setting wins on a metric, as far as a test separates them. ``samples``:
+    {setting: per-seed values}; None and NaN (failed members) are left out."""
+    present = {s: stats.finite(v) for s, v in samples.items()}
+    present = {s: v for s, v in present.items() if len(v)}
+    if not present:
         return "none (every member failed)"
-    top = max(v for v in means.values() if v is not None)
-    return "none (every setting scored 0)" if top == 0 else f"none (a tie at {top:.3f})"
-
-
-def mean_spread(values):
-    values = [v for v in values if v is not None and np.isfinite(v)]
-    if not values:
-        return "—"
-    if len(values) == 1:
-        return f"{values[0]:.3f}"
-    return f"{np.mean(values):.3f} ({min(values):.3f}–{max(values):.3f})"
+    if all(not v.any() for v in present.values()):
+        return "none (every setting scored 0)"
+    if len(present) == 1:
+        return f"none (only {next(iter(present))} has results)"
+    result = stats.separation(present, higher_is_better)
+    if result.winner is not None:
+        worst = max(c.p_holm for c in result.comparisons)
+        return (f"**{result.winner}** (separated from every other setting; largest "
+                f"Holm-corrected p {_p(worst)})")
+    mean = present[result.leader].mean()
+    ties = ", ".join(f"{c.other} (p {_p(c.p_holm)})" if c.p_holm is not None
+                     else f"{c.other} (under 2 seeds: no test)" for c in result.comparisons
+                     if not c.separated)
+    return (f"none: the best mean, {result.leader} ({mean:.{digits}f}), is not separated "
+            f"from {ties}")
 
 
 def markdown_table(header, rows) -> str:
@@ -121,38 +140,59 @@ def _without_task(setting: str) -> str:
     return "_".join(p for p in setting.split("_") if not p.startswith("task-")) or "base"
 
 
-def markdown(rows, ranges, elapsed_s: float) -> str:
+SEPARATION_NOTE = (
+    "Per task and metric, the setting with the best mean is tested against every other "
+    "setting: Welch's t-test over seeds, Holm-corrected over those comparisons (5% "
+    "family-wise level). A winner is named only when it is separated from all of them.")
+
+
+def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> str:
     settings = list(dict.fromkeys(r["setting"] for r in rows))
-    at_start = f"attn_entropy/{ranges[0]}@step0"
+    seen = ranges[0]
+    at_start = f"attn_entropy/{seen}@step0"
     with_start = any(at_start in r for r in rows)
+    auc_key = f"auc_seq_acc/{seen}"
+    auc_from = next((r["auc_from_step"] for r in rows if r.get(auc_key) is not None), None)
+    auc_steps = f"steps {auc_from}–{max(r['steps'] for r in rows)}"
     header = (["setting", "seeds"] + [f"seq acc {r[3:]}" for r in ranges]
-              + [f"align acc {ranges[0][3:]}", "steps to 0.99 (reached/seeds)"]
+              + [f"align acc {seen[3:]}", f"area under seq acc {seen[3:]} ({auc_steps})",
+                 "steps to 0.99 (reached/seeds)"]
               + (["attention entropy at step 0 (nats)"] if with_start else []))
     table = []
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]
         reached = [r["step_to_0.99"] for r in seeds if r["step_to_0.99"] is not None]
-        steps = (f"{np.mean(reached):.0f} ({len(reached)}/{len(seeds)})" if reached
+        steps = (f"{interval_cell(reached, 0)} ({len(reached)}/{len(seeds)})" if reached
                  else f"— (0/{len(seeds)})")
         cells = [setting, seeds_cell(seeds)]
-        cells += [mean_spread([r.get(f"seq_acc/{name}") for r in seeds]) for name in ranges]
-        cells += [mean_spread([r.get(f"align_acc/{ranges[0]}") for r in seeds]), steps]
+        cells += [interval_cell([r.get(f"seq_acc/{name}") for r in seeds]) for name in ranges]
+        cells += [interval_cell([r.get(f"align_acc/{seen}") for r in seeds]),
+                  interval_cell([r.get(auc_key) for r in seeds]), steps]
         if with_start:
-            cells.append(mean_spread([r.get(at_start) for r in seeds]))
+            cells.append(interval_cell([r.get(at_start) for r in seeds]))
         table.append(cells)
-    best = []
+    metrics = [(f"seq_acc/{ranges[-1]}", f"seq acc {ranges[-1][3:]}"),
+               (f"seq_acc/{seen}", f"seq acc {seen[3:]}"),
+               (auc_key, f"area under seq acc {seen[3:]}")]
+    verdicts = []
     for task in dict.fromkeys(r["task"] for r in rows):
         of_task = [s for s in settings if any(r["setting"] == s and r["task"] == task
                                               for r in rows)]
-        scores = {_without_task(s): [r[f"seq_acc/{ranges[-1]}"] for r in finished(rows)
-                                     if r["setting"] == s] for s in of_task}
-        best.append(f"{task}: " + winner_text({s: np.mean(v) if v else None
-                                              for s, v in scores.items()}))
-    return ("Mean over seeds, (min–max) in brackets. Sequence accuracy: greedy exact match; "
-            f"alignment accuracy: attention argmax on the right source position.\n\n"
+        for key, name in dict.fromkeys(metrics):
+            samples = {_without_task(s): [r.get(key) for r in finished(rows)
+                                          if r["setting"] == s] for s in of_task}
+            verdicts.append([task, name, verdict(samples)])
+    grid = f" Held-out evaluation every {eval_every} steps." if eval_every else ""
+    return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
+            "seed). Sequence accuracy: greedy exact match; alignment accuracy: attention "
+            "argmax on the right source position; area under seq acc: the held-out "
+            "accuracy curve's mean over training (trapezoids), a speed measure with no "
+            f"ceiling.{grid}\n\n"
             + markdown_table(header, table)
-            + f"\n\nBest on {ranges[-1]}: " + "; ".join(best) + f". {len(rows)} members, "
-              f"{elapsed_s:.0f} s of training wall time (summed over cohorts).\n")
+            + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE + "\n\n"
+            + markdown_table(["task", "metric", "winner"], verdicts)
+            + f"\n\n{len(rows)} members, {elapsed_s:.0f} s of training wall time (summed "
+              "over cohorts).\n")
 
 
 def write_csv(path, rows):
@@ -169,18 +209,19 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
     every setting, and per task the accuracy by length and the learning curves."""
     workdir = Path(workdir)
     records = [WorkDir(member.workdir).read_metrics() for member in members]
-    rows = member_rows(members, summaries, records)
     ranges = summary_ranges(summaries)
+    rows = member_rows(members, summaries, records, ranges[0] if ranges else None)
     if not ranges:  # no member finished: there is nothing to compare
         table = markdown_table(["setting", "seeds"], [
             [s, seeds_cell([r for r in rows if r["setting"] == s])]
             for s in dict.fromkeys(r["setting"] for r in rows)])
-        write_atomically(workdir / "summary.md", f"# {workdir.name}\n\nEvery member failed; "
+        write_atomically(workdir / "summary.md", f"# {members[0].config.name}\n\nEvery member failed; "
                          f"nothing to compare.\n\n{table}\n")
         write_csv(workdir / "summary.csv", rows)
         return
-    write_atomically(workdir / "summary.md", f"# {workdir.name}\n\n"
-                     + markdown(rows, ranges, elapsed_s))
+    title = members[0].config.name
+    write_atomically(workdir / "summary.md", f"# {title}\n\n"
+                     + markdown(rows, ranges, elapsed_s, members[0].config.train.eval_every))
     write_csv(workdir / "summary.csv", rows)
     plots = workdir / "plots"
     plots.mkdir(exist_ok=True)
@@ -200,6 +241,6 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
         plotting.accuracy_by_length_spread(
             plots / f"seq_acc_by_length{suffix}.png", by_setting,
             members[0].config.task.train_max_length,
-            f"{workdir.name} ({task}): accuracy by length")
+            f"{title} ({task}): accuracy by length")
         plotting.learning_curves_spread(plots / f"learning_curves{suffix}.png", curves,
-                                        ranges[0], f"{workdir.name} ({task}): learning curves")
+                                        ranges[0], f"{title} ({task}): learning curves")

@@ -222,6 +222,14 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert calls == [] and again == json.loads(json.dumps(summaries))  # as read back
     table = lambda workdir: (workdir / "summary.md").read_text().split("\n", 1)[1]  # no title
     assert table(resumed) == table(tmp_path / "run")
+    # The record alone redraws the same report (python -m attention_research.findings
+    # --redraw), its plots included.
+    from attention_research.record import redraw
+    written = (results / "summary.md").read_text()
+    (results / "plots" / "learning_curves.png").unlink()
+    assert redraw(results) == 2
+    assert (results / "summary.md").read_text() == written
+    assert (results / "plots" / "learning_curves.png").stat().st_size > 10_000
 
 
 def test_a_sweep_file_runs_tiny_through_launch(tmp_path):

@@ -210,9 +210,20 @@ def test_paired_bootstrap_and_the_significance_table(tmp_path):
             (folder / f"test.{kind}.txt").write_text("".join(f"{x}\n" for x in lines))
         config = SimpleNamespace(task=SimpleNamespace(bleu_length_bins=(5, 8)))
         members.append(SimpleNamespace(name=name, workdir=tmp_path / name, config=config))
-    table = report.significance_markdown(members, "test", n_samples=100)
+    results = report.bootstrap_by_length(members, "test", n_samples=100)
+    table = report.significance_markdown(members, "test", results, n_samples=100)
     assert "against the first member, **none**" in table
     assert "| member | all (60) | 1-5 (" in table and "| 9+ (" in table
     assert table.count("p=") == 4  # dot against none: all and three bins
+
+    # One seed per setting: the BLEU-by-length plot's interval is the bootstrap one.
+    by_length = {name: {"bleu": results[name]["dot"]["bleu"], "count": results[name]["count"]}
+                 for name in results if name != "all"}
+    summaries = [{"members": [{"bleu_by_length": by_length}]}] * 2
+    intervals = report.bleu_by_length_intervals(members, summaries, results)
+    for name, cell in intervals["dot"].items():
+        half = results[name]["dot"]["ci"]
+        assert (cell["low"], cell["high"]) == pytest.approx((cell["bleu"] - half,
+                                                             cell["bleu"] + half))
     (tmp_path / "dot" / "translations" / "test.hypothesis.txt").unlink()
-    assert report.significance_markdown(members, "test") is None
+    assert report.bootstrap_by_length(members, "test") is None

@@ -19,7 +19,7 @@ import pytest
 from attention_research import sweeps
 from attention_research.errors import explain
 from attention_research.lock import DirectoryLock, WorkDirLockedError
-from attention_research.reports import best_setting, winner_text
+from attention_research.reports import verdict
 from attention_research.training.loop import train
 from attention_research.training.sweep import run_sweep
 from attention_research.workdir import WorkDir, WorkDirError, write_atomically
@@ -110,14 +110,19 @@ def test_a_damaged_member_summary_is_named(tiny, tmp_path):
         run_sweep(tiny(), sweep, tmp_path, progress=False)
 
 
-def test_a_winner_is_named_only_when_one_stands_out():
-    assert best_setting({"dot": 0.5, "additive": 0.7}) == "additive"
-    assert best_setting({"dot": 0.7, "additive": 0.7}) is None
-    assert best_setting({"dot": 0.0, "additive": 0.0}) is None
-    assert best_setting({"dot": None, "additive": 0.2}) == "additive"
-    assert winner_text({"dot": 0.0, "none": 0.0}) == "none (every setting scored 0)"
-    assert winner_text({"dot": 0.4, "none": 0.4}) == "none (a tie at 0.400)"
-    assert winner_text({"dot": None}) == "none (every member failed)"
+def test_a_winner_is_named_only_when_a_test_separates_it():
+    assert verdict({"dot": [0.5, 0.52, 0.51], "additive": [0.7, 0.71, 0.69]}).startswith(
+        "**additive** (separated from every other setting")
+    tie = verdict({"dot": [0.7, 0.7], "additive": [0.7, 0.7]})
+    assert tie.startswith("none: the best mean") and "not separated from" in tie
+    close = verdict({"dot": [0.80, 0.90, 0.70], "additive": [0.82, 0.88, 0.79]})
+    assert close.startswith("none: the best mean, additive (0.830), is not separated "
+                            "from dot (p ")
+    one_seed = verdict({"dot": [0.5], "additive": [0.7]})
+    assert "dot (under 2 seeds: no test)" in one_seed
+    assert verdict({"dot": [0.0, 0.0], "none": [0.0]}) == "none (every setting scored 0)"
+    assert verdict({"dot": [None], "none": []}) == "none (every member failed)"
+    assert verdict({"dot": [0.9, None], "none": [None]}) == "none (only dot has results)"
 
 
 @pytest.mark.parametrize("error, words", [

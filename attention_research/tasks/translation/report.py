@@ -1,5 +1,6 @@
-"""The report of a translation sweep: BLEU and chrF per setting, BLEU by source length,
-and every member against the first by paired bootstrap resampling."""
+"""The report of a translation sweep: BLEU and chrF per setting (mean and 95% t interval
+over seeds, and which settings Welch's t separates), BLEU by source length with
+intervals, and every member against the first by paired bootstrap resampling."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research import plotting
+from attention_research import plotting, stats
 from attention_research.reports import (
-    finished, markdown_table, mean_spread, seeds_cell, setting_of, status_fields, winner_text,
-    write_csv)
+    SEPARATION_NOTE, finished, interval_cell, markdown_table, seeds_cell, setting_of,
+    status_fields, verdict, write_csv)
 from attention_research.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
@@ -38,50 +39,80 @@ def markdown(rows, split: str, elapsed_s: float) -> str:
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]
         cells = [setting, seeds_cell(seeds)]
-        cells += [mean_spread([r.get(k) for r in seeds]) for k in
+        cells += [interval_cell([r.get(k) for r in seeds]) for k in
                   (f"{split}/bleu", f"{split}/chrf", "loss/validation", *lengths)]
         table.append(cells)
-    bleu = {s: [r[f"{split}/bleu"] for r in finished(rows) if r["setting"] == s]
-            for s in settings}
-    best = winner_text({s: np.mean(v) if v else None for s, v in bleu.items()})
-    return ("Mean over seeds, (min–max) in brackets. BLEU and chrF by sacrebleu on "
-            "detokenised output; source length in words.\n\n" + markdown_table(header, table)
-            + f"\n\nBest BLEU: {best}. {len(rows)} members, {elapsed_s:.0f} s of "
-              "training wall time (summed over cohorts).\n")
+    verdicts = [[name, verdict({s: [r.get(key) for r in finished(rows) if r["setting"] == s]
+                               for s in settings}, digits=2)]
+                for key, name in ((f"{split}/bleu", f"BLEU ({split})"),
+                                  (f"{split}/chrf", f"chrF ({split})"))]
+    return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
+            "seed). BLEU and chrF by sacrebleu on detokenised output; source length in "
+            "words.\n\n" + markdown_table(header, table)
+            + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE
+            + " With one seed per setting, significance.md compares the systems sentence "
+              "by sentence instead (paired bootstrap).\n\n"
+            + markdown_table(["metric", "winner"], verdicts)
+            + f"\n\n{len(rows)} members, {elapsed_s:.0f} s of training wall time (summed "
+              "over cohorts).\n")
+
+
+def bleu_by_length_intervals(members, summaries, bootstrap) -> dict:
+    """{setting: {bucket: {'bleu', 'count', 'low', 'high'}}} for the plot: the mean over
+    seeds with its t interval, or for a setting of one seed the 95% bootstrap interval
+    of its corpus BLEU over the test sentences (``bootstrap``: ``bootstrap_by_length``'s
+    results, or None when no translations were written: then one seed has none)."""
+    runs = {}
+    for member, summary in zip(members, summaries):
+        if summary.get("status") != "failed":
+            runs.setdefault(setting_of(member), []).append(
+                (member.name, summary["members"][0]["bleu_by_length"]))
+    result = {}
+    for setting, seeds in runs.items():
+        buckets = {}
+        for bucket, first in seeds[0][1].items():
+            interval = stats.t_interval([by_length[bucket]["bleu"] for _, by_length in seeds])
+            cell = {"bleu": interval.mean, "count": first["count"]}
+            if interval.low is not None:
+                cell.update(low=interval.low, high=interval.high)
+            elif bootstrap is not None and bucket in bootstrap:
+                half = bootstrap[bucket][seeds[0][0]]["ci"]
+                cell.update(low=interval.mean - half, high=interval.mean + half)
+            buckets[bucket] = cell
+        result[setting] = buckets
+    return result
 
 
 def write_sweep_report(workdir, members, summaries, elapsed_s: float):
     workdir = Path(workdir)
+    title = members[0].config.name
     rows = member_rows(members, summaries)
     split = next((s["decoding"]["split"] for s in summaries if "decoding" in s), "test")
-    write_atomically(workdir / "summary.md", f"# {workdir.name}\n\n"
+    write_atomically(workdir / "summary.md", f"# {title}\n\n"
                      + markdown(rows, split, elapsed_s))
     write_csv(workdir / "summary.csv", rows)
-    plots = workdir / "plots"
-    plots.mkdir(exist_ok=True)
-    by_setting = {}
-    for member, summary in zip(members, summaries):
-        if summary.get("status") != "failed":
-            by_setting.setdefault(setting_of(member), []).append(
-                summary["members"][0]["bleu_by_length"])
-    mean_by_setting = {
-        setting: {name: {"bleu": float(np.mean([r[name]["bleu"] for r in runs])),
-                         "count": runs[0][name]["count"]} for name in runs[0]}
-        for setting, runs in by_setting.items()}
-    if mean_by_setting:  # else every member failed
-        plotting.bleu_by_length(plots / "bleu_by_length.png", mean_by_setting,
-                                f"{workdir.name}: BLEU by source length ({split})")
-    significance = significance_markdown(
-        [m for m, s in zip(members, summaries) if s.get("status") != "failed"], split)
-    if significance:
-        write_atomically(workdir / "significance.md",
-                         f"# {workdir.name}: significance\n\n" + significance)
+    healthy = [m for m, s in zip(members, summaries) if s.get("status") != "failed"]
+    bootstrap = bootstrap_by_length(healthy, split)
+    if bootstrap is not None:
+        write_atomically(workdir / "significance.md", f"# {title}: significance\n\n"
+                         + significance_markdown(healthy, split, bootstrap))
+    intervals = bleu_by_length_intervals(members, summaries, bootstrap)
+    if intervals:  # else every member failed
+        plots = workdir / "plots"
+        plots.mkdir(exist_ok=True)
+        plotting.bleu_by_length(plots / "bleu_by_length.png", intervals,
+                                f"{title}: BLEU by source length ({split}), 95% intervals")
 
 
-def significance_markdown(members, split: str, n_samples: int = 1000) -> str | None:
+BOOTSTRAP_SAMPLES = 1000
+
+
+def bootstrap_by_length(members, split: str,
+                        n_samples: int = BOOTSTRAP_SAMPLES) -> dict | None:
     """Every member against the sweep's first (the baseline, e.g. no attention) by
-    paired bootstrap resampling, on the whole split and in each BLEU-by-length bin;
-    None if a member wrote no translations (runs from before they were written)."""
+    paired bootstrap resampling, on the whole split ('all') and in each BLEU-by-length
+    bin: {bin: {'count': sentences, member: {'bleu', 'mean', 'ci', 'p_value'}}}; None if
+    a member wrote no translations (runs from before they were written)."""
     folders = [m.workdir / "translations" for m in members]
     if not folders or not all((f / f"{split}.hypothesis.txt").exists() for f in folders):
         return None
@@ -90,22 +121,26 @@ def significance_markdown(members, split: str, n_samples: int = 1000) -> str | N
     systems = {m.name: read(f, "hypothesis") for m, f in zip(members, folders)}
     bins = {"all": np.arange(len(sources))} | metrics.bin_rows(
         sources, members[0].config.task.bleu_length_bins)
-    header = ["member"] + [f"{name} ({len(rows)})" for name, rows in bins.items()]
-    table = []
-    results = {name: metrics.paired_bootstrap(
+    return {name: {"count": len(rows)} | metrics.paired_bootstrap(
         {m: [h[i] for i in rows] for m, h in systems.items()},
         [references[i] for i in rows], n_samples) for name, rows in bins.items()}
-    for member in systems:
-        cells = [member]
-        for name in bins:
-            r = results[name][member]
+
+
+def significance_markdown(members, split: str, results: dict,
+                          n_samples: int = BOOTSTRAP_SAMPLES) -> str:
+    """``bootstrap_by_length``'s results as a table: BLEU ± interval and p per bin."""
+    header = ["member"] + [f"{name} ({r['count']})" for name, r in results.items()]
+    table = []
+    for member in members:
+        cells = [member.name]
+        for name in results:
+            r = results[name][member.name]
             p = "" if r["p_value"] is None else f", p={r['p_value']:.3f}"
             cells.append(f"{r['bleu']:.2f} ± {r['ci']:.2f}{p}")
         table.append(cells)
-    baseline = members[0].name
     return (f"BLEU on {split} by source length in words (sentences in brackets): corpus "
             f"BLEU ± the half-width of its 95% bootstrap interval, and the p-value of "
-            f"sacrebleu's paired bootstrap test ({n_samples} resamples; Koehn 2004) against "
-            f"the first member, **{baseline}**: the chance of a difference this large if the "
-            f"two systems were equally good. Every system is scored on the same resamples.\n\n"
-            + markdown_table(header, table) + "\n")
+            f"sacrebleu's paired bootstrap test ({n_samples} resamples; Koehn 2004) "
+            f"against the first member, **{members[0].name}**: the chance of a difference "
+            f"this large if the two systems were equally good. Every system is scored on the "
+            f"same resamples.\n\n" + markdown_table(header, table) + "\n")

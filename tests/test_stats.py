@@ -1,0 +1,85 @@
+"""The statistics of the reports against known values."""
+
+import math
+
+import pytest
+from scipy import stats as scipy_stats
+
+from attention_research import stats
+
+# Welch's worked example (Wikipedia, "Welch's t-test", example 1): t = −2.46,
+# ν = 24.99, p = 0.021.
+A = [27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7,
+     21.4]
+B = [27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5,
+     24.4]
+
+
+def test_t_interval_matches_the_textbook_quantile():
+    interval = stats.t_interval([1, 2, 3, 4, 5])
+    # t_{0.975, 4} = 2.776445; s = √2.5; half-width = 2.776445 · √2.5 / √5.
+    assert interval.n == 5 and interval.mean == 3.0
+    assert interval.half_width == pytest.approx(2.776445105 * math.sqrt(2.5 / 5), rel=1e-8)
+    assert interval.cell() == "3.000 ± 1.963"
+    # scipy's own interval routine agrees.
+    low, high = scipy_stats.t.interval(0.95, 4, loc=3.0, scale=scipy_stats.sem([1, 2, 3, 4, 5]))
+    assert (interval.low, interval.high) == pytest.approx((low, high))
+
+
+def test_t_interval_of_one_or_no_value_has_no_width():
+    assert stats.t_interval([0.5]).cell() == "0.500"
+    assert stats.t_interval([None, float("nan")]).cell() == "—"
+    assert stats.t_interval([0.5, None]).n == 1
+
+
+def test_welch_reproduces_the_worked_example():
+    test = stats.welch(A, B)
+    assert test.t == pytest.approx(-2.46, abs=0.005)
+    assert test.dof == pytest.approx(24.99, abs=0.005)
+    assert test.p == pytest.approx(0.021, abs=0.0005)
+    reference = scipy_stats.ttest_ind(A, B, equal_var=False)
+    assert (test.t, test.p) == pytest.approx((reference.statistic, reference.pvalue))
+
+
+def test_welch_degenerate_cases():
+    assert stats.welch([1.0], [0.0, 1.0]) is None  # one seed: no test
+    assert stats.welch([1.0, 1.0], [1.0, 1.0]).p == 1.0
+    assert stats.welch([1.0, 1.0], [0.5, 0.5]).p == 0.0
+
+
+def test_holm_adjusts_step_down():
+    # sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 -> kept at 0.06
+    assert stats.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert stats.holm([0.9, 0.8]) == pytest.approx([1.0, 1.0])
+
+
+def test_separation_names_a_winner_only_when_every_test_separates():
+    clear = stats.separation({"a": [0.90, 0.91, 0.92], "b": [0.50, 0.52, 0.51],
+                              "c": [0.30, 0.31, 0.29]})
+    assert clear.winner == "a" and clear.tied == []
+    close = stats.separation({"a": [0.90, 0.80, 0.95], "b": [0.88, 0.85, 0.90],
+                              "c": [0.10, 0.12, 0.11]})
+    assert close.leader == "a" and close.winner is None and close.tied == ["b"]
+    single = stats.separation({"a": [0.9], "b": [0.1]})  # one seed each: nothing testable
+    assert single.leader == "a" and single.winner is None
+    lower = stats.separation({"a": [1.0, 1.1], "b": [3.0, 3.1]}, higher_is_better=False)
+    assert lower.winner == "a"
+
+
+def test_area_under_curve_and_first_crossing():
+    curve = {0: 0.0, 50: 0.5, 100: 1.0, 200: 1.0}
+    # trapezoids: 50·0.25 + 50·0.75 + 100·1.0 = 150 over 200 steps
+    assert stats.area_under_curve(curve, 200) == pytest.approx(0.75)
+    assert stats.area_under_curve(curve, 300) is None  # not evaluated at the end
+    assert stats.first_crossing(curve, 0.99) == 100
+    assert stats.first_crossing(curve, 1.01) is None
+
+
+def test_untrained_dot_scores_grow_as_root_d_and_scaled_dot_stays_flat():
+    from attention_research.score_statistics import measure
+    small, large = (measure("dot", d, seed=0, queries=64) for d in (4, 64))
+    assert large["score_std"] / small["score_std"] == pytest.approx(4.0, rel=0.15)
+    assert large["entropy"] < small["entropy"]
+    assert large["jacobian_norm"] < small["jacobian_norm"]
+    flat = [measure("scaled_dot", d, seed=0, queries=64)["score_std"] for d in (4, 64)]
+    assert flat[1] / flat[0] == pytest.approx(1.0, rel=0.15)
