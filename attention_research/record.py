@@ -88,8 +88,12 @@ def recorded_members(destination) -> list:
 def redraw(destination) -> int:
     """Rewrite a record's summary.md, summary.csv and report plots from its members'
     files with today's report code (the task's ``write_sweep_report``); returns how many
-    members it read. Heat maps and hand-written notes are left as they are."""
+    members it read. Heat maps and hand-written notes are left as they are. A record
+    with no summary.csv holds a sweep recorded before it finished (its members one by
+    one): it has no report to redraw until the sweep is finished, and is left alone."""
     from attention_research.training.sweep import report_writer, training_seconds
+    if not (Path(destination) / "summary.csv").is_file():
+        return 0
     members = recorded_members(destination)
     if not members:
         return 0
