@@ -153,9 +153,10 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
     with_start = any(at_start in r for r in rows)
     auc_key = f"auc_seq_acc/{seen}"
     auc_from = next((r["auc_from_step"] for r in rows if r.get(auc_key) is not None), None)
-    auc_steps = f"steps {auc_from}–{max(r['steps'] for r in rows)}"
+    auc_steps = ("" if auc_from is None
+                 else f" (steps {auc_from}–{max(r['steps'] for r in rows)})")
     header = (["setting", "seeds"] + [f"seq acc {r[3:]}" for r in ranges]
-              + [f"align acc {seen[3:]}", f"area under seq acc {seen[3:]} ({auc_steps})",
+              + [f"align acc {seen[3:]}", f"area under seq acc {seen[3:]}{auc_steps}",
                  "steps to 0.99 (reached/seeds)"]
               + (["attention entropy at step 0 (nats)"] if with_start else []))
     table = []

@@ -149,7 +149,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     expected = {"compare_attention": (108, 36), "length_generalization": (8, 4),
-                "score_scaling": (12, 12), "benchmark_sweep": (8, 1),
+                "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (14, 14), "local_attention": (3, 3),
                 "hard_vs_soft": (4, 4), "transformer_scores": (3, 3),
                 "translation_de_en": (8, 8)}
