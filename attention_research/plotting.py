@@ -35,7 +35,7 @@ def series_styles(count: int) -> list[dict]:
             for i, colour in enumerate(colours)]
 
 
-def _save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
+def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
     """Grid and legend on ``axes``, the title, then write the figure and free it.
 
     ``shared_legend``: the axes plot the same series, so one legend for the figure,
@@ -61,7 +61,7 @@ def _save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
     plt.close(fig)
 
 
-def _mean_band(ax, x, runs, style, label, log=False, **line):
+def mean_band(ax, x, runs, style, label, log=False, **line):
     """The mean over runs (rows) with its 95% t interval as a band; one run: a line.
     ``log``: for a positive quantity on a log axis (a loss), the interval of the mean
     log, drawn as the geometric mean and its interval, so the band never crosses 0."""
@@ -116,7 +116,7 @@ def attention_heatmaps(path, examples, title: str, labels=None):
         ax.set_title(f"length {len(source)}{verdict}", fontsize=10)
     for ax in list(axes.flat)[len(examples):]:
         ax.axis("off")
-    _save(fig, path, title)
+    save(fig, path, title)
 
 
 def learning_curves(path, records, title: str, score: str = "seq_acc"):
@@ -142,7 +142,7 @@ def learning_curves(path, records, title: str, score: str = "seq_acc"):
                    title="held-out sequence accuracy")
     else:
         acc_ax.set(xlabel="step", ylabel=f"greedy {score.upper()}", title=f"held-out {score}")
-    _save(fig, path, title, axes=(loss_ax, acc_ax))
+    save(fig, path, title, axes=(loss_ax, acc_ax))
 
 
 def bleu_by_length(path, scores, title: str):
@@ -167,7 +167,7 @@ def bleu_by_length(path, scores, title: str):
         ax.set_xticks(range(len(names)),
                       [f"{n}\n({buckets[n]['count']})" for n in names], fontsize=8)
     ax.set(xlabel="source length in words (sentences)", ylabel="BLEU", title=title)
-    _save(fig, path, axes=(ax,))
+    save(fig, path, axes=(ax,))
 
 
 def accuracy_by_length(path, accuracies, train_max_length: int, title: str):
@@ -182,15 +182,16 @@ def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: st
     fig, ax = plt.subplots(figsize=(7, 4))
     for style, (label, runs) in zip(series_styles(len(accuracies)), accuracies.items()):
         lengths = sorted(runs[0])
-        _mean_band(ax, lengths, [[run[n] for n in lengths] for run in runs], style, label,
+        mean_band(ax, lengths, [[run[n] for n in lengths] for run in runs], style, label,
                    markersize=4)
     ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
     ax.set(xlabel="source length", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
            title=title)
-    _save(fig, path, axes=(ax,), shared_legend=len(accuracies) > 1)
+    save(fig, path, axes=(ax,), shared_legend=len(accuracies) > 1)
 
 
-def _curve(records, key):
+def curve(records, key) -> dict:
+    """{step: value} of the metrics.jsonl lines that hold ``key``."""
     points = [(r["step"], r[key]) for r in records if r.get(key) is not None]
     return dict(points)
 
@@ -202,12 +203,12 @@ def learning_curves_spread(path, curves, seen_bucket: str, title: str):
     fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(11, 4))
     for style, (label, runs) in zip(series_styles(len(curves)), curves.items()):
         for ax, key in ((acc_ax, f"eval/seq_acc/{seen_bucket}"), (loss_ax, "train/loss")):
-            per_seed = [_curve(records, key) for records in runs]
+            per_seed = [curve(records, key) for records in runs]
             steps = sorted(set.intersection(*(set(c) for c in per_seed)))
             if steps:
-                _mean_band(ax, steps, [[c[s] for s in steps] for c in per_seed], style, label,
+                mean_band(ax, steps, [[c[s] for s in steps] for c in per_seed], style, label,
                            log=ax is loss_ax, markersize=4)
     acc_ax.set(xlabel="step", ylabel=f"greedy sequence accuracy ({seen_bucket})",
                ylim=(-0.02, 1.02), title="held-out accuracy")
     loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
-    _save(fig, path, title, axes=(acc_ax, loss_ax), legend_size=7, shared_legend=True)
+    save(fig, path, title, axes=(acc_ax, loss_ax), legend_size=7, shared_legend=True)

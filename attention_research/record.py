@@ -20,7 +20,6 @@ alone, with the report code of today: ``python -m attention_research.findings --
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 from pathlib import Path
 
@@ -81,7 +80,7 @@ def recorded_members(destination) -> list:
             order = [row["member"] for row in csv.DictReader(table)]
     names = [n for n in order if n in folders] + [n for n in folders if n not in order]
     return [Member(index, name, ml_collections.ConfigDict(
-                json.loads((folders[name] / "config.json").read_text())), folders[name])
+                read_json(folders[name] / "config.json")), folders[name])
             for index, name in enumerate(names)]
 
 

@@ -16,8 +16,6 @@ import csv
 import io
 from pathlib import Path
 
-import numpy as np
-
 from attention_research import plotting, stats
 from attention_research.workdir import WorkDir, write_atomically
 
@@ -40,12 +38,6 @@ def summary_ranges(summaries) -> list[str]:
     return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
 
 
-def seen_curve(records, seen: str) -> dict[int, float]:
-    """{step: held-out sequence accuracy on the seen lengths} from metrics.jsonl lines."""
-    key = f"eval/seq_acc/{seen}"
-    return {r["step"]: r[key] for r in records if r.get(key) is not None}
-
-
 def member_rows(members, summaries, records, seen: str | None = None) -> list[dict]:
     """One flat row per member: what summary.csv holds. ``records``: each member's
     metrics.jsonl lines; an evaluation at step 0 adds the untrained attention entropy,
@@ -63,7 +55,7 @@ def member_rows(members, summaries, records, seen: str | None = None) -> list[di
         row.update({f"{k.removeprefix('eval/')}@step0": v for r in start for k, v in r.items()
                     if k.startswith("eval/attn_entropy/")})
         if seen is not None and row["status"] != "failed":
-            curve = seen_curve(member_records, seen)
+            curve = plotting.curve(member_records, f"eval/seq_acc/{seen}")
             if curve:
                 row[f"auc_seq_acc/{seen}"] = stats.area_under_curve(
                     curve, summary["steps"], first_step=min(curve))

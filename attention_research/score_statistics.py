@@ -21,8 +21,6 @@ table gives the mean over seeds and its 95% t interval.
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 from pathlib import Path
 
@@ -97,12 +95,12 @@ def plot(path, rows):
         for ax, metric in zip(axes, METRICS):
             runs = [[r[metric] for r in rows if r["score"] == score and r["d"] == dim]
                     for dim in DIMS]
-            plotting._mean_band(ax, DIMS, np.array(runs).T, style, score)
+            plotting.mean_band(ax, DIMS, np.array(runs).T, style, score)
     for ax, (metric, name) in zip(axes, METRICS.items()):
         ax.set(xscale="log", xlabel="d", title=name)
         ax.set_xticks(DIMS, [str(d) for d in DIMS])
     axes[0].set_yscale("log")
-    plotting._save(fig, path, "score_scaling: untrained scores against d (unit-variance q, k)",
+    plotting.save(fig, path, "score_scaling: untrained scores against d (unit-variance q, k)",
                    axes=tuple(axes), shared_legend=True)
 
 

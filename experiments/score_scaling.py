@@ -14,7 +14,7 @@ largest weight and the norm of the softmax's Jacobian (untrained.md).
 (ii) Training, this sweep: the pre-LN Transformer on reverse with one head whose
 queries and keys are projected to d_k = 16 … 1024 (``model.attention.head_dim``) at
 d_model = 64, so that only the dimension of the comparison grows; dot against
-scaled_dot, 5 seeds each (one cohort per score and d_k). Held-out accuracy every 250
+scaled_dot, 5 seeds each (cohorts of at most 2 seeds). Held-out accuracy every 250
 steps gives accuracy at fixed step budgets; summary.json's ``seq_acc_by_length``
 gives it by length, length 1 apart.
 
@@ -53,6 +53,7 @@ def findings(results):
     """The untrained measurement (untrained.csv) and the training sweep (summary.csv)."""
     from attention_research import findings as f
     from attention_research import stats
+    from attention_research.reports import interval_cell as cell
     out = []
     if (results / "untrained.csv").is_file():
         rows = f.read_table(results / "untrained.csv")
@@ -60,7 +61,7 @@ def findings(results):
         ratio = stats.t_interval([a / b for a, b in zip(std("dot", 1024), std("dot", 16))])
         flat = stats.t_interval([a / b for a, b in zip(std("scaled_dot", 1024),
                                                         std("scaled_dot", 16))])
-        near = abs(ratio.mean - 8) <= 0.1 * 8 and ratio.half_width <= 0.1 * 8
+        near = ratio.low is not None and 0.9 * 8 <= ratio.low and ratio.high <= 1.1 * 8
         out.append(f.Finding(
             "score-std-grows-as-root-d", "Unscaled dot scores spread as √d", VASWANI,
             f"dot: ×{ratio.cell(2)} (n = {ratio.n}); scaled_dot: ×{flat.cell(2)}",
@@ -71,7 +72,6 @@ def findings(results):
         ent = lambda score, d: f.column(rows, "entropy", score=score, d=float(d))
         dot_drop, dot_test = f.separated(jac("dot", 16), jac("dot", 1024))
         flat_drop, _ = f.separated(jac("scaled_dot", 16), jac("scaled_dot", 1024))
-        cell = lambda values: stats.t_interval(values).cell(3)
         out.append(f.Finding(
             "dot-saturates-the-softmax", "Large d saturates the softmax of unscaled dot",
             "Vaswani et al. 2017, §3.2.1: large dot products push the softmax \"into regions "
@@ -100,7 +100,6 @@ def findings(results):
                                     setting=f"score-{score}_head_dim-{d}")
     large, large_test = f.separated(auc("scaled_dot", 1024), auc("dot", 1024))
     small, small_test = f.separated(auc("scaled_dot", 16), auc("dot", 16))
-    cell = lambda values: stats.t_interval(values).cell(3)
     verdict = ("reproduced" if large and not small else
                "not reproduced" if not large else "inconclusive")
     out.append(f.Finding(
