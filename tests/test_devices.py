@@ -1,7 +1,10 @@
 """Many devices: a cohort on an 8-device CPU mesh gives the 1-device results.
 
 XLA fixes the device count when it starts, so each layout runs in its own
-process with --xla_force_host_platform_device_count.
+process with --xla_force_host_platform_device_count. The processes of the module's
+layouts start together (``layouts``) and each test waits for its own: a process
+spends most of its time importing and compiling on one core, so side by side they
+finish in about half the time of one after another on a 2-core machine.
 """
 
 import json
@@ -24,17 +27,26 @@ config = tiny_config()
 config.mesh.member, config.mesh.data = {member}, {data}
 summaries = run_sweep(config, sweeps.axis("config.seed", range(8)), {out!r}, progress=False)
 json.dump([dict(s["members"][0]["final"], **s["devices"]) for s in summaries],
-          open({out!r} + "/finals.json", "w"))
+          open({out!r} + "/finals_0.json", "w"))
 """
 
 
-def _run_layout(tmp_path, devices, member, data):
+LAYOUTS = [(8, 1), (4, 2), (2, 4)]  # (member, data) on 8 devices
+
+
+def _start_layout(tmp_path, devices, member, data):
     out = tmp_path / f"d{devices}_m{member}_x{data}"
     env = dict(os.environ, JAX_PLATFORMS="cpu",
                XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
     code = SCRIPT.format(root=str(ROOT), member=member, data=data, out=str(out))
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT, timeout=600)
-    return json.loads((out / "finals.json").read_text())
+    return out, [subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT)]
+
+
+def _finals(started):
+    """Wait for a started run's processes; the finals each wrote, a list per process."""
+    out, runs = started
+    assert [run.wait(timeout=600) for run in runs] == [0] * len(runs)
+    return [json.loads((out / f"finals_{i}.json").read_text()) for i in range(len(runs))]
 
 
 def _metrics(finals):
@@ -43,13 +55,27 @@ def _metrics(finals):
 
 
 @pytest.fixture(scope="module")
-def one_device(tmp_path_factory):
-    return _run_layout(tmp_path_factory.mktemp("one"), 1, 1, 1)
+def layouts(tmp_path_factory):
+    """Every run of this module's tiny cohort, started at once: 'one' device, each
+    8-device (member, data) layout, and 'two' processes over localhost."""
+    root = tmp_path_factory.mktemp("layouts")
+    started = {"one": _start_layout(root, 1, 1, 1), "two": _start_two_processes(root)}
+    started |= {layout: _start_layout(root, 8, *layout) for layout in LAYOUTS}
+    yield started
+    for _, runs in started.values():  # a test that failed early leaves none behind
+        for run in runs:
+            run.kill()
+            run.wait()
 
 
-@pytest.mark.parametrize("member, data", [(8, 1), (4, 2), (2, 4)])
-def test_an_8_device_mesh_matches_one_device(one_device, tmp_path, member, data):
-    finals = _run_layout(tmp_path, 8, member, data)
+@pytest.fixture(scope="module")
+def one_device(layouts):
+    return _finals(layouts["one"])[0]
+
+
+@pytest.mark.parametrize("member, data", LAYOUTS)
+def test_an_8_device_mesh_matches_one_device(layouts, one_device, member, data):
+    finals = _finals(layouts[member, data])[0]
     assert finals[0]["count"] == 8
     assert finals[0]["mesh"] == {"member": member, "data": data}
     assert finals[0]["members_sharded"]
@@ -80,18 +106,21 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def test_two_processes_over_localhost_match_one_process(one_device, tmp_path):
-    """Two processes of 2 CPU devices each form one 4-device mesh over gloo; they share
-    the work directory, only process 0 writes, and the results equal one process's."""
+def _start_two_processes(tmp_path):
     out, address = tmp_path / "two", f"127.0.0.1:{_free_port()}"
     env = dict(os.environ, JAX_PLATFORMS="cpu",
                XLA_FLAGS="--xla_force_host_platform_device_count=2")
-    processes = [subprocess.Popen(
+    return out, [subprocess.Popen(
         [sys.executable, "-c", TWO_PROCESS_SCRIPT.format(root=str(ROOT), address=address,
                                                          process=i, out=str(out))],
         env=env, cwd=ROOT) for i in range(2)]
-    assert [p.wait(timeout=600) for p in processes] == [0, 0]
-    finals = [json.loads((out / f"finals_{i}.json").read_text()) for i in range(2)]
+
+
+def test_two_processes_over_localhost_match_one_process(layouts, one_device):
+    """Two processes of 2 CPU devices each form one 4-device mesh over gloo; they share
+    the work directory, only process 0 writes, and the results equal one process's."""
+    out = layouts["two"][0]
+    finals = _finals(layouts["two"])
     assert finals[0][0]["processes"] == 2 and finals[0][0]["count"] == 4
     assert finals[0][0]["mesh"] == {"member": 4, "data": 1}
     np.testing.assert_allclose(_metrics(finals[0]), _metrics(one_device), rtol=2e-4, atol=1e-6)
@@ -129,7 +158,9 @@ def translation_data(tmp_path_factory):
     return root / "tfds"
 
 
-def _translation_finals(tmp_path, data_dir, devices, member, data, processes=1):
+def _start_translation(tmp_path, data_dir, devices, member, data, processes=1):
+    """Start the processes of one tiny translation sweep (``_finals`` waits for them),
+    so that independent layouts run side by side."""
     out, address = tmp_path / f"t{devices}_{member}x{data}_{processes}", f"127.0.0.1:{_free_port()}"
     env = dict(os.environ, JAX_PLATFORMS="cpu",
                XLA_FLAGS=f"--xla_force_host_platform_device_count={devices // processes}")
@@ -142,8 +173,7 @@ def _translation_finals(tmp_path, data_dir, devices, member, data, processes=1):
                                          data_dir=str(data_dir), member=member, data=data,
                                          out=str(out), process=process)
         runs.append(subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT))
-    assert [run.wait(timeout=600) for run in runs] == [0] * processes
-    return [json.loads((out / f"finals_{p}.json").read_text()) for p in range(processes)]
+    return out, runs
 
 
 def test_translation_batches_shard_over_devices_and_processes(translation_data, tmp_path):
@@ -152,9 +182,10 @@ def test_translation_batches_shard_over_devices_and_processes(translation_data, 
     def values(finals):
         keys = sorted(k for k in finals[0] if "loss" in k or "bleu" in k)
         return np.array([[f[k] for k in keys] for f in finals])
-    one, = _translation_finals(tmp_path, translation_data, 1, 1, 1)
-    grid, = _translation_finals(tmp_path, translation_data, 4, 2, 2)
+    started = [_start_translation(tmp_path, translation_data, 1, 1, 1),
+               _start_translation(tmp_path, translation_data, 4, 2, 2),
+               _start_translation(tmp_path, translation_data, 4, 4, 1, processes=2)]
+    (one,), (grid,), two = (_finals(run) for run in started)
     np.testing.assert_allclose(values(grid), values(one), rtol=2e-4, atol=1e-5)
-    two = _translation_finals(tmp_path, translation_data, 4, 4, 1, processes=2)
     np.testing.assert_allclose(values(two[0]), values(one), rtol=2e-4, atol=1e-5)
     assert len({f["eval/loss/validation"] for f in one}) == 4  # four different seeds
