@@ -7,6 +7,7 @@ family's fields by its family, both found through their registries.
 from __future__ import annotations
 
 from attention_research import attention
+from attention_research.attention import reinforce
 from attention_research.errors import ConfigError, choice, require
 from attention_research.models import FAMILIES
 from attention_research.tasks import get_task
@@ -35,6 +36,8 @@ def _validate_attention(model):
     hard = attn.hard
     require(0.0 <= hard.soft_fraction <= 1.0,
             f"model.attention.hard.soft_fraction must be in [0, 1], got {hard.soft_fraction}")
+    choice(hard.soft_unit, reinforce.SOFT_UNITS, "model.attention.hard.soft_unit")
+    choice(hard.reward, reinforce.REWARDS, "model.attention.hard.reward")
     require(0.0 <= hard.baseline_decay < 1.0,
             f"model.attention.hard.baseline_decay must be in [0, 1), got {hard.baseline_decay}")
     require(hard.reinforce_weight >= 0 and hard.entropy_weight >= 0,
@@ -76,6 +79,11 @@ def validate(config):
             f"train.warmup_steps ({train.warmup_steps}) must be in [0, train.num_steps="
             f"{train.num_steps})")
     require(train.num_heatmaps >= 0, "train.num_heatmaps must be >= 0")
+    require(train.gradient_batches >= 0,
+            f"train.gradient_batches must be >= 0 (0: off), got {train.gradient_batches}")
+    require(train.gradient_batches == 0 or get_task(task.name).sample_batch is not None,
+            f"train.gradient_batches measures gradients on batches sampled on the device; "
+            f"task {task.name!r} reads its batches from the host: set it to 0")
     # Logs, evaluations and checkpoints fall between jit calls, so they must line up
     # with them; a checkpoint at a log step makes resumed logs equal uninterrupted ones.
     spc = train.steps_per_call

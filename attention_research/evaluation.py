@@ -12,12 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def length_ranges(train_max_length: int, eval_max_length: int):
-    """[(name, first, last)]: the seen range and, if any, the longer one."""
-    ranges = [(f"len1-{train_max_length}", 1, train_max_length)]
-    if eval_max_length > train_max_length:
-        ranges.append((f"len{train_max_length + 1}-{eval_max_length}",
-                       train_max_length + 1, eval_max_length))
+def length_ranges(train_max_length: int, eval_max_length: int, range_ends=()):
+    """[(name, first, last)]: the seen range, then the longer lengths, in one range or
+    cut after each of ``range_ends`` (e.g. (80,) with 1-20 seen, 200 held out:
+    len1-20, len21-80, len81-200)."""
+    ranges, first = [(f"len1-{train_max_length}", 1, train_max_length)], train_max_length + 1
+    for last in [*sorted(range_ends), eval_max_length]:
+        if last >= first:
+            ranges.append((f"len{first}-{last}", first, last))
+            first = last + 1
     return ranges
 
 
@@ -44,6 +47,12 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
 def accuracy_by_length(stats: dict, lengths: np.ndarray) -> dict:
     """{length: greedy sequence accuracy} for every held-out length."""
     return {int(n): float(stats["exact"][lengths == n].mean()) for n in np.unique(lengths)}
+
+
+def token_accuracy_by_length(stats: dict, lengths: np.ndarray) -> dict:
+    """{length: teacher-forced token accuracy} for every held-out length."""
+    return {int(n): _ratio(stats["correct"][lengths == n].sum(), stats["count"][lengths == n].sum())
+            for n in np.unique(lengths)}
 
 
 def heatmap_indices(lengths: np.ndarray, train_max_length: int, count: int):

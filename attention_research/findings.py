@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.util
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,36 @@ def read_table(path) -> list[dict]:
 def column(rows, key, **where) -> list:
     """The ``key`` values of the rows matching every ``where`` field."""
     return [r.get(key) for r in rows if all(r.get(k) == v for k, v in where.items())]
+
+
+def member_values(results, setting: str, key: str, step: int) -> list:
+    """``key`` at ``step`` in each recorded member of ``setting`` (its metrics.jsonl),
+    in order of seed: for what summary.csv does not hold, e.g. a metric at step 0."""
+    values = []
+    for path in sorted((Path(results) / "members").glob(f"{setting}_seed-*/metrics.jsonl"),
+                       key=lambda p: int(p.parent.name.rsplit("-", 1)[1])):
+        found = [r[key] for r in map(json.loads, path.read_text().splitlines())
+                 if r.get("step") == step and r.get(key) is not None]
+        values.append(found[0] if found else None)
+    return values
+
+
+def member_finals(results, setting: str) -> list[dict]:
+    """The final results (summary.json's ``members[0]``) of each finished recorded member
+    of ``setting``, in order of seed: e.g. its ``seq_acc_by_length``."""
+    finals = []
+    for path in sorted((Path(results) / "members").glob(f"{setting}_seed-*/summary.json"),
+                       key=lambda p: int(p.parent.name.rsplit("-", 1)[1])):
+        summary = json.loads(path.read_text())
+        if summary.get("status") == "finished":
+            finals.append(summary["members"][0])
+    return finals
+
+
+def mean_accuracy(by_length: dict, first: int, last: int) -> float:
+    """The mean of {length: accuracy} (JSON keys are strings) over first … last."""
+    values = [a for n, a in by_length.items() if first <= int(n) <= last]
+    return sum(values) / len(values)
 
 
 def separated(a, b, higher: bool = True) -> tuple[bool, str]:

@@ -221,13 +221,17 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
     tasks = list(dict.fromkeys(s["task"] for s in summaries))
     for task in tasks:  # one figure per task, so each compares like with like
         suffix = f"_{task}" if len(tasks) > 1 else ""
-        by_setting, curves = {}, {}
+        by_setting, tokens_by_setting, curves = {}, {}, {}
         for member, summary, member_records in zip(members, summaries, records):
             if summary["task"] != task or summary.get("status") == "failed":
                 continue
             label = _without_task(setting_of(member))
+            final = summary["members"][0]
             by_setting.setdefault(label, []).append(
-                {int(n): a for n, a in summary["members"][0]["seq_acc_by_length"].items()})
+                {int(n): a for n, a in final["seq_acc_by_length"].items()})
+            if "token_acc_by_length" in final:  # runs recorded before it have none
+                tokens_by_setting.setdefault(label, []).append(
+                    {int(n): a for n, a in final["token_acc_by_length"].items()})
             curves.setdefault(label, []).append(member_records)
         if not by_setting:
             continue  # every member of this task failed
@@ -235,5 +239,10 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
             plots / f"seq_acc_by_length{suffix}.png", by_setting,
             members[0].config.task.train_max_length,
             f"{title} ({task}): accuracy by length")
+        if tokens_by_setting and len(tokens_by_setting) == len(by_setting):
+            plotting.accuracy_by_length_spread(
+                plots / f"token_acc_by_length{suffix}.png", tokens_by_setting,
+                members[0].config.task.train_max_length,
+                f"{title} ({task}): token accuracy by length", "teacher-forced token accuracy")
         plotting.learning_curves_spread(plots / f"learning_curves{suffix}.png", curves,
                                         ranges[0], f"{title} ({task}): learning curves")

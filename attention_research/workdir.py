@@ -34,6 +34,22 @@ import numpy as np
 from attention_research.errors import RunError, os_reason
 
 
+# Fields that set how much is computed at once, never what is computed: a run may
+# resume with another value (e.g. a smaller evaluation chunk after running out of
+# memory), and config.json then records the new one.
+RESOURCE_FIELDS = frozenset({"task.eval_batch_size"})
+
+# Fields added after runs were written, with the value that gives the behaviour those
+# runs had: a config.json without one of them is read as holding that value, so a run
+# (or a sweep member) begun before the field existed still resumes.
+ADDED_FIELDS = {
+    "model.attention.hard.reward": "token",
+    "model.attention.hard.soft_unit": "step",
+    "train.gradient_batches": 0,
+    "task.eval_range_ends": [],
+}
+
+
 class ConfigMismatchError(RunError):
     """The work directory holds a run of another config."""
 
@@ -132,20 +148,24 @@ class WorkDir:
         return self.path / "metrics.jsonl"
 
     def check_or_write_config(self, config):
-        """Write config.json, or, when resuming, refuse a config that differs from it."""
+        """Write config.json, or, when resuming, refuse a config that differs from it
+        in anything but ``RESOURCE_FIELDS`` (a field it lacks: ``ADDED_FIELDS``)."""
         current = json.loads(config.to_json())
         saved_path = self.path / "config.json"
         if saved_path.exists():
-            saved = _flatten(read_json(saved_path))
             now = _flatten(current)
-            differences = [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
-                           if saved.get(k) != now.get(k)]
+            saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now},
+                     **_flatten(read_json(saved_path))}
+            changed = [k for k in sorted(set(saved) | set(now)) if saved.get(k) != now.get(k)]
+            differences = [(k, saved.get(k), now.get(k)) for k in changed
+                           if k not in RESOURCE_FIELDS]
             if differences:
                 lines = "\n".join(f"  {k}: was {a!r}, now {b!r}" for k, a, b in differences)
                 raise ConfigMismatchError(
                     f"{self.path} holds a run of another config, so it cannot be resumed:\n"
                     f"{lines}\nPass another --workdir, or rerun with the saved config.")
-            return
+            if not changed:
+                return
         if self.is_writer:
             self.path.mkdir(parents=True, exist_ok=True)
             write_atomically(saved_path, json.dumps(current, indent=2, sort_keys=True) + "\n")

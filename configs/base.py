@@ -81,10 +81,12 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     attention.num_heads = 1  # > 1: multi-head attention over the score (heads split hidden_size)
     attention.head_dim = 0  # > 0: project q, k, v to heads of this size (d_k), even with one head
     attention.hard = hard = ml_collections.ConfigDict()  # hard attention (Xu et al. 2015)
-    hard.soft_fraction = 0.0  # share of steps that use the expected (soft) context instead
+    hard.soft_fraction = 0.0  # share of steps (or sequences) that use the expected context
+    hard.soft_unit = "step"  # step | sequence (Xu et al.: "with probability 0.5 for a given image")
+    hard.reward = "token"  # token: r_t = log p(y_t | ...) | sequence: r = log p(y | s~) (Xu Eq. 12)
     hard.reinforce_weight = 1.0  # lambda_r: weight of the REINFORCE term
     hard.entropy_weight = 1e-3  # lambda_e: weight of the entropy bonus
-    hard.baseline_decay = 0.9  # moving-average baseline b <- decay * b + (1 - decay) * reward
+    hard.baseline_decay = 0.9  # moving-average baseline b <- decay * b + (1 - decay) * mean reward
 
     config.mesh = mesh = ml_collections.ConfigDict()  # devices: axes ('member', 'data')
     mesh.member = 0  # devices a cohort's members are spread over; 0: all that data leaves
@@ -102,6 +104,10 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
     train.log_every = 50  # steps between training-metric logs
     train.eval_every = 250  # steps between held-out evaluations
+    # > 0: at every evaluation, the mean, variance and signal-to-noise ratio of the
+    # attention parameters' gradient over this many fresh minibatches (device-sampled
+    # tasks; experiments/hard_vs_soft.py uses 100).
+    train.gradient_batches = 0
     train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
     train.num_heatmaps = 4  # held-out examples drawn as attention heat maps

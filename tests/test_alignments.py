@@ -173,6 +173,46 @@ def test_reinforce_estimator_matches_the_exact_gradient_of_the_expected_reward()
     assert np.abs(exact).max() > 10 * spread.max()  # the check has teeth
 
 
+def test_hard_attention_records_log_alpha_only_on_the_steps_that_sampled():
+    """soft_fraction 0.5 per step: a step that took the expected context records
+    log α = 0 (no REINFORCE term); one that sampled records log α of its sample."""
+    queries, values, mask = _inputs()
+    module = _make("hard", soft_fraction=0.5)
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    (context, weights), records = module.apply(
+        variables, queries, values, mask, method=_forward, rngs={"sample": jax.random.PRNGKey(3)},
+        mutable=["reinforce"])
+    context, weights = np.asarray(context), np.asarray(weights)
+    log_prob = np.asarray(reinforce.recorded(records, "log_prob"))
+    soft = np.all(np.isclose(context, np.einsum("bts,bsd->btd", weights, values), atol=1e-5), -1)
+    assert 0 < soft.sum() < soft.size  # both kinds of step occur
+    assert np.all(log_prob[soft] == 0.0)
+    chosen = np.all(np.isclose(context[:, :, None, :], values[:, None, :, :]), -1).argmax(-1)
+    expected = np.log(np.take_along_axis(weights, chosen[..., None], -1)[..., 0])
+    np.testing.assert_allclose(log_prob[~soft], expected[~soft], rtol=1e-5)
+
+
+def test_a_soft_choice_per_sequence_holds_for_every_step_of_the_recurrent_decoder():
+    """soft_unit='sequence': the decoder scans its steps with a fresh 'sample' key each,
+    and one 'soft_choice' key, so a sequence is soft (log α = 0) at all its steps or at
+    none."""
+    from attention_research import models
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.model.attention.alignment = "hard"
+    config.model.attention.hard.update(soft_fraction=0.5, soft_unit="sequence")
+    model = models.make_model(config, 12, 12)
+    rng = np.random.default_rng(0)
+    source, target_inputs = rng.integers(3, 12, (16, 5)), rng.integers(3, 12, (16, 6))
+    variables = model.init(jax.random.PRNGKey(0), source, target_inputs)
+    _, records = model.apply(variables, source, target_inputs, train=True, mutable=["reinforce"],
+                             rngs={"sample": jax.random.PRNGKey(1), "dropout": jax.random.PRNGKey(2),
+                                   "soft_choice": jax.random.PRNGKey(3)})
+    sampled = np.asarray(reinforce.recorded(records, "log_prob")) != 0.0
+    assert np.all(sampled == sampled[:, :1])  # one choice per sequence
+    assert 0 < sampled[:, 0].sum() < len(sampled)  # and both choices occur
+
+
 def test_moving_average_baseline():
     b = reinforce.update_baseline(jnp.float32(1.0), jnp.array([[2.0, 9.0]]),
                                   jnp.array([[1.0, 0.0]]), 0.9)
@@ -285,9 +325,11 @@ def test_hard_attention_evaluates_at_the_argmax_even_when_the_weights_are_nearly
     np.testing.assert_allclose(context, values[np.arange(B)[:, None], chosen], rtol=1e-6)
 
 
-def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps():
+@pytest.mark.parametrize("reward", ["token", "sequence"])
+def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps(reward):
     """Three target steps, each with its own reward per position: the training signal's
-    gradient, averaged over samples, equals ∇ Σ_t Σ_s α_t(s) r_t(s)."""
+    gradient, averaged over samples, equals ∇ Σ_t Σ_s α_t(s) r_t(s), whether each step
+    is credited with its own reward or every step with their sum (Xu Eq. 12)."""
     rng = np.random.default_rng(1)
     steps, positions = 3, 4
     q = rng.normal(size=(1, steps, 3)).astype(np.float32)
@@ -298,7 +340,7 @@ def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps():
                                       max_length=positions, alignment="hard")
     params = module.init(jax.random.PRNGKey(0), q, v, mask, method=_forward)["params"]
     config = type("HardConfig", (), {"hard": type("Hard", (), dict(
-        reinforce_weight=1.0, entropy_weight=0.0, baseline_decay=0.9))})
+        reinforce_weight=1.0, entropy_weight=0.0, baseline_decay=0.9, reward=reward))})
     signal = reinforce.Reinforce(config)
 
     def surrogate(p, key):

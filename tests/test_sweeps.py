@@ -148,10 +148,11 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (108, 36), "length_generalization": (8, 4),
+    expected = {"compare_attention": (108, 36), "length_generalization": (50, 10),
+                "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (14, 14), "local_attention": (3, 3),
-                "hard_vs_soft": (4, 4), "transformer_scores": (3, 3),
+                "hard_vs_soft": (50, 10), "transformer_scores": (3, 3),
                 "translation_de_en": (8, 8)}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))
     for name, (num_members, num_cohorts) in expected.items():
@@ -233,15 +234,16 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
 
 
 def test_a_sweep_file_runs_tiny_through_launch(tmp_path):
-    """Any experiment takes the tiny argument: here hard_vs_soft, four members end to end."""
+    """Any experiment takes the tiny argument: here local_attention, three members end to
+    end."""
     import subprocess
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, "launch.py", "--config=experiments/hard_vs_soft.py:tiny",
+    done = subprocess.run([sys.executable, "launch.py", "--config=experiments/local_attention.py:tiny",
                            f"--workdir={tmp_path}"], cwd=root, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "sweep: 4 members in 4 cohort(s)" in done.stdout
-    for setting in ("task-copy_alignment-global", "task-reverse_alignment-hard"):
+    assert "sweep: 3 members in 3 cohort(s)" in done.stdout
+    for setting in ("alignment-global", "alignment-local_m", "alignment-local_p"):
         assert f"| {setting} | 1 |" in done.stdout

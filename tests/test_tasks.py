@@ -59,3 +59,60 @@ def test_unknown_task_is_refused_with_the_registered_names():
     with pytest.raises(ConfigError, match="task.name='palindrome' is not known; valid choices: "
                        + ", ".join(TASKS)):
         get_task("palindrome")
+
+
+def test_evaluation_in_chunks_equals_evaluation_in_one_call():
+    """The held-out set scored in uneven chunks gives every metric, every length's
+    accuracy and every heat-map example exactly as one call over the whole set does."""
+    from attention_research import models
+    from attention_research.training.mesh import Placement, make_mesh
+    from attention_research.training.state import create_train_state, make_optimizer
+    from tests.conftest import tiny_config
+    config = tiny_config(task="reverse")  # 12 held-out sequences, heat maps at 2 of them
+    results = []
+    for eval_batch_size in (512, 5):  # one call; chunks of 5, 5 and 2 (padded to 5)
+        config.task.eval_batch_size = eval_batch_size
+        task = get_task("reverse")(config)
+        model = models.make_model(config, task.vocab_size, task.vocab_size)
+        state = create_train_state(model, make_optimizer(config.train), task.example_batch(),
+                                   [0, 1])
+        evaluate = task.make_evaluation(model, Placement(make_mesh(config.mesh), 2))
+        results.append(evaluate(state.params))
+    assert len(results[0][0]["exact"]) == 12
+    for whole, chunked in zip(*results):
+        assert whole["metrics"] == pytest.approx(chunked["metrics"], rel=1e-6)
+        assert whole["by_length"] == chunked["by_length"]
+        np.testing.assert_array_equal(whole["exact"], chunked["exact"])
+        for key in ("tokens", "weights"):
+            np.testing.assert_allclose(whole["examples"][key], chunked["examples"][key],
+                                       rtol=1e-6)
+
+
+def test_a_bad_eval_batch_size_is_refused():
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.task.eval_batch_size = 0
+    with pytest.raises(ConfigError, match="task.eval_batch_size must be >= 1, got 0"):
+        get_task("copy").validate(config)
+
+
+def test_length_ranges_cut_the_longer_lengths_where_asked():
+    from attention_research.evaluation import length_ranges
+    assert length_ranges(20, 200) == [("len1-20", 1, 20), ("len21-200", 21, 200)]
+    assert length_ranges(20, 200, (80,)) == [("len1-20", 1, 20), ("len21-80", 21, 80),
+                                              ("len81-200", 81, 200)]
+    assert length_ranges(25, 25) == [("len1-25", 1, 25)]
+
+
+def test_token_accuracy_by_length_pools_the_tokens_of_each_length():
+    from attention_research.evaluation import token_accuracy_by_length
+    stats = {"correct": np.array([1, 3, 2]), "count": np.array([2, 4, 4])}
+    assert token_accuracy_by_length(stats, np.array([1, 3, 3])) == {1: 0.5, 3: 5 / 8}
+
+
+def test_range_ends_outside_the_longer_lengths_are_refused():
+    from tests.conftest import tiny_config
+    config = tiny_config()  # train 1-4, evaluate 1-6
+    config.task.eval_range_ends = (6,)
+    with pytest.raises(ConfigError, match=r"task.eval_range_ends \(6,\) must lie between"):
+        get_task("copy").validate(config)

@@ -128,6 +128,7 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
     ("train.eval_every", 7, "multiple of train.steps_per_call"),
     ("train.warmup_steps", 20, "warmup_steps"),
     ("model.max_source_length", 5, "longest held-out source"),
+    ("model.attention.hard.reward", "episode", "valid choices: token, sequence"),
 ])
 def test_bad_configs_are_refused_before_anything_is_written(tmp_path, field, value, words):
     from tests.conftest import tiny_config
@@ -212,3 +213,60 @@ def test_hard_attention_scores_learn_only_through_reinforce(weights, learns):
     assert moved == learns
     # The signal's state rides in the train state: rewards are log-likelihoods (< 0).
     assert float(new_state.signal_state["reward_baseline"][0]) < 0
+
+
+def test_mean_and_variance_over_samples_match_numpy():
+    import jax.numpy as jnp
+    from attention_research.training.steps import mean_and_variance
+    table = np.random.default_rng(0).normal(3.0, 2.0, size=(7, 5)).astype(np.float32)
+    mean, variance = mean_and_variance(lambda i: jnp.asarray(table)[i], 7, 5)
+    np.testing.assert_allclose(mean, table.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(variance, table.var(0, ddof=1), rtol=1e-4)
+
+
+def test_gradient_statistics_of_one_fixed_batch_have_no_noise():
+    """Soft attention, no dropout, the same batch every draw: the mean gradient is the
+    attention's gradient on that batch, computed directly, and the variance is 0."""
+    import jax
+    from attention_research import models
+    from attention_research.attention import training_signal
+    from attention_research.tasks import get_task
+    from attention_research.training.mesh import Placement, make_mesh
+    from attention_research.training.state import create_train_state, make_optimizer
+    from attention_research.training.steps import (attention_parameters, make_gradient_statistics,
+                                                   make_loss)
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.train.gradient_batches = 3
+    task = get_task("copy")(config)
+    batch = task.sample_batch(jax.random.PRNGKey(9))
+    model = models.make_model(config, task.vocab_size, task.vocab_size)
+    state = create_train_state(model, make_optimizer(config.train), task.example_batch(), [0])
+    statistics = make_gradient_statistics(model, config, Placement(make_mesh(config.mesh), 1),
+                                          lambda key: batch)
+    got = jax.device_get(statistics(state))
+    params = jax.tree_util.tree_map(lambda x: x[0], state.params)
+    loss = make_loss(model, training_signal(config.model.attention))
+    grads = jax.grad(lambda p: loss(p, batch, {}, {})[0])(params)
+    direct = np.sqrt(sum(np.sum(np.square(g)) for g in attention_parameters(grads)))
+    assert direct > 0
+    assert float(got["grad_norm"][0]) == pytest.approx(float(direct), rel=1e-4)
+    assert float(got["grad_var"][0]) <= 1e-8 * float(direct) ** 2
+
+
+def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
+    """gradient_batches > 0: every evaluation logs the attention gradient's mean norm,
+    variance and signal-to-noise ratio; REINFORCE's gradient is noisy (variance > 0)."""
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.model.attention.alignment = "hard"
+    config.model.attention.hard.update(reward="sequence", soft_fraction=0.5,
+                                       soft_unit="sequence")
+    config.train.gradient_batches = 4
+    train(config, tmp_path, progress=False)
+    evaluations = [r for r in _records(tmp_path) if "eval/grad_var/attention" in r]
+    assert [r["step"] for r in evaluations] == [10, 20]  # every evaluation of the run
+    for record in evaluations:
+        assert record["eval/grad_var/attention"] > 0
+        assert np.isfinite(record["eval/grad_snr/attention"])
+        assert record["eval/grad_norm/attention"] > 0

@@ -101,6 +101,19 @@ def test_a_summary_is_written_whole_or_not_at_all(tmp_path):
                                                                   "nested": [None, 1.0]}
 
 
+def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
+    from attention_research.workdir import ConfigMismatchError
+    config = tiny()
+    WorkDir(tmp_path).check_or_write_config(config)
+    config.task.eval_batch_size = 7  # a resource field: accepted, and recorded
+    WorkDir(tmp_path).check_or_write_config(config)
+    assert json.loads((tmp_path / "config.json").read_text())["task"]["eval_batch_size"] == 7
+    config.train.learning_rate = 0.5  # what is computed: refused, config.json kept
+    with pytest.raises(ConfigMismatchError, match="train.learning_rate: was .*, now 0.5"):
+        WorkDir(tmp_path).check_or_write_config(config)
+    assert json.loads((tmp_path / "config.json").read_text())["train"]["learning_rate"] != 0.5
+
+
 def test_a_damaged_member_summary_is_named(tiny, tmp_path):
     sweep = sweeps.axis("config.seed", [0])
     run_sweep(tiny(), sweep, tmp_path, progress=False)

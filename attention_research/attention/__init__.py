@@ -27,7 +27,8 @@ def training_signal(attention_config):
 
 def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: int,
                    max_length: int, alignment: str = "global", window: int = 10,
-                   soft_fraction: float = 0.0, num_heads: int = 1, projections: bool = False,
+                   soft_fraction: float = 0.0, soft_unit: str = "step",
+                   num_heads: int = 1, projections: bool = False,
                    head_dim: int = 0, fused: bool = False, name: str = "attention"):
     """Build the attention module a config names.
 
@@ -63,6 +64,7 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                                     attention_dim=attention_dim, max_length=max_length)
     core = Attention(score_fn=score_fn, alignment=alignment, window=window,
                      predictor_dim=attention_dim, soft_fraction=soft_fraction,
+                     soft_unit=soft_unit,
                      name=None if multihead else name)
     if not multihead:
         return core

@@ -15,10 +15,14 @@ Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
   paper the product is not renormalised, so these weights sum to at most 1.
 * ``hard`` — stochastic hard attention: while training (an rng named ``sample``
   is given) the context is the state at one position s ~ α, or with probability
-  ``soft_fraction`` the expected context Σ α h̄; log α(s) and the entropy of α are
-  recorded in the ``reinforce`` collection for the REINFORCE loss, the training
-  signal hard attention registers (``reinforce.py``). Without the rng
-  (evaluation) the context is the state at argmax α. The weights returned are α.
+  ``soft_fraction`` the expected context Σ α h̄, drawn per target step or, with
+  ``soft_unit='sequence'``, once per sequence (Xu et al. §4.1; an rng named
+  ``soft_choice`` that a recurrent decoder does not split over its steps). log α(s)
+  — 0 on the steps that took the expected context, since they sampled nothing —
+  and the entropy of α are recorded in the ``reinforce`` collection for the
+  REINFORCE loss, the training signal hard attention registers (``reinforce.py``).
+  Without the rng (evaluation) the context is the state at argmax α. The weights
+  returned are α.
 
 * A window that lies wholly past the end of the source (local_m, once
   t − D > L − 1) holds no valid position: the weights are all zero and so is the
@@ -95,6 +99,7 @@ class Attention(nn.Module):
     window: int = 10  # D, the half-width of local windows
     predictor_dim: int = 64  # width of W_p in local_p's position predictor
     soft_fraction: float = 0.0  # hard: share of steps that use the expected context
+    soft_unit: str = "step"  # hard: draw soft_fraction per target "step" or per "sequence"
 
     def setup(self):
         if self.alignment not in ALIGNMENTS:
@@ -142,22 +147,36 @@ class Attention(nn.Module):
         if not self.has_rng("sample"):  # evaluation: the most probable position
             chosen = jax.nn.one_hot(jnp.argmax(weights, -1), weights.shape[-1], dtype=values.dtype)
             return jnp.einsum("bts,bsd->btd", chosen, values)
-        key = self.make_rng("sample")
-        sample_key, soft_key = jax.random.split(key)
+        sample_key, soft_key = jax.random.split(self.make_rng("sample"))
         log_weights = jnp.log(jnp.where(weights > 0, weights, 1.0))
         sampled = jax.random.categorical(sample_key, jnp.where(weights > 0, log_weights, -jnp.inf))
         chosen = jax.nn.one_hot(sampled, weights.shape[-1], dtype=values.dtype)
-        # REINFORCE needs log α(s̃) and H(α); the rewards come from the loss later.
-        self.sow("reinforce", "log_prob", jnp.sum(chosen * log_weights, -1))
-        self.sow("reinforce", "entropy", entropy(weights))
         # The sample itself is not differentiable: gradients reach the scores only
         # through REINFORCE (and through the expected context on soft steps).
         hard = jnp.einsum("bts,bsd->btd", jax.lax.stop_gradient(chosen), values)
+        use_soft = self._soft_steps(soft_key, weights.shape[:2])
+        # REINFORCE needs log α(s̃) on the steps that sampled, and H(α); the rewards
+        # come from the loss later.
+        self.sow("reinforce", "log_prob",
+                 jnp.where(use_soft, 0.0, jnp.sum(chosen * log_weights, -1)))
+        self.sow("reinforce", "entropy", entropy(weights))
         if self.soft_fraction <= 0:
             return hard
         soft = jnp.einsum("bts,bsd->btd", weights, values)
-        use_soft = jax.random.bernoulli(soft_key, self.soft_fraction, weights.shape[:2])
         return jnp.where(use_soft[..., None], soft, hard)
+
+    def _soft_steps(self, step_key, shape):
+        """[B, T] True where the expected context replaces the sample."""
+        if self.soft_fraction <= 0:
+            return jnp.zeros(shape, bool)
+        if self.soft_unit == "step":
+            return jax.random.bernoulli(step_key, self.soft_fraction, shape)
+        if not self.has_rng("soft_choice"):
+            raise ValueError("hard attention with soft_unit='sequence' needs an rng named "
+                             "'soft_choice', the same at every target step")
+        per_sequence = jax.random.bernoulli(self.make_rng("soft_choice"), self.soft_fraction,
+                                            shape[:1])
+        return jnp.broadcast_to(per_sequence[:, None], shape)
 
 
 class MultiHeadAttention(nn.Module):

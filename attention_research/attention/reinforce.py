@@ -3,14 +3,22 @@ training signal that hard attention owns.
 
 The attention samples a position s̃_t ~ α_t at each target step; the sample is
 not differentiable, so the score parameters learn from the score-function
-estimator
+estimator. Two rewards (``hard.reward``):
 
-    ∇ E[r] ≈ λ_r (r_t − b) ∇ log α_t(s̃_t) + λ_e ∇ H(α_t),
+* ``token`` (our default):  λ_r (r_t − b) ∇ log α_t(s̃_t),  r_t = log p(y_t | s̃, …):
+  each step is credited with its own token's log-likelihood only. Lower variance,
+  but biased where a sample also changes later tokens (a recurrent decoder
+  carries the context forward).
+* ``sequence`` (Xu Eq. 12):  λ_r (R − b) Σ_t ∇ log α_t(s̃_t),  R = log p(y | s̃) =
+  Σ_t log p(y_t | s̃, …): unbiased, and noisier the longer the sequence.
 
-with reward r_t = log p(y_t | s̃, …) (the log-likelihood of the target token),
-b a moving average of the reward (variance reduction) and H the entropy bonus.
-``surrogate_loss`` is a function whose gradient is minus that estimate, so it is
-simply added to the negative log-likelihood.
+Both add the entropy bonus λ_e ∇ H(α_t), and b is a moving average of the reward
+(Xu §4.1: b_k = 0.9 b_{k−1} + 0.1 log p(y | s̃_k)). Steps that used the expected
+context (``soft_fraction``; Xu set "the sampled attention location s̃ to its expected
+value α" with probability 0.5 per image) sampled nothing: the attention records
+log α = 0 there, so REINFORCE gets no term from them. ``surrogate_loss`` is a
+function whose gradient is minus the estimate, so it is simply added to the mean
+negative log-likelihood; like that loss it is divided by the number of real tokens.
 
 The training loop knows none of this. It asks the alignment's registry entry for a
 *training signal* (``Reinforce`` for hard attention, ``NoSignal`` for every other
@@ -23,6 +31,9 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+
+REWARDS = ("token", "sequence")  # hard.reward
+SOFT_UNITS = ("step", "sequence")  # hard.soft_unit: what one soft_fraction draw decides
 
 
 def recorded(records, name: str):
@@ -37,9 +48,12 @@ def recorded(records, name: str):
 
 def surrogate_loss(log_prob, entropy, rewards, baseline, mask, reinforce_weight: float,
                    entropy_weight: float):
-    """−(λ_r (r − b) log α(s̃) + λ_e H(α)), averaged over real target tokens.
+    """−(λ_r (r − b) log α(s̃) + λ_e H(α)), summed over real target tokens and divided
+    by their number.
 
-    All of [B, T]; ``rewards`` and ``baseline`` carry no gradient.
+    ``log_prob``, ``entropy`` and ``mask`` are [B, T]; ``rewards`` is [B, T] (a reward
+    per token) or [B, 1] (one per sequence, which multiplies every step's log α);
+    ``rewards`` and ``baseline`` carry no gradient.
     """
     advantage = jax.lax.stop_gradient(rewards - baseline)
     per_token = reinforce_weight * advantage * log_prob + entropy_weight * entropy
@@ -47,7 +61,8 @@ def surrogate_loss(log_prob, entropy, rewards, baseline, mask, reinforce_weight:
 
 
 def update_baseline(baseline, rewards, mask, decay: float):
-    """b ← decay · b + (1 − decay) · mean reward over real tokens (Xu et al. §4.1)."""
+    """b ← decay · b + (1 − decay) · mean reward over ``mask`` (Xu et al. §4.1): real
+    tokens [B, T] for per-token rewards, sequences [B, 1] for per-sequence ones."""
     mean = jnp.sum(rewards * mask) / jnp.maximum(jnp.sum(mask), 1)
     return decay * baseline + (1.0 - decay) * jax.lax.stop_gradient(mean)
 
@@ -77,6 +92,7 @@ class Reinforce:
         self.reinforce_weight = hard.reinforce_weight
         self.entropy_weight = hard.entropy_weight
         self.baseline_decay = hard.baseline_decay
+        self.reward = hard.reward
 
     def init_state(self) -> dict:
         return {"reward_baseline": jnp.zeros((), jnp.float32)}
@@ -84,10 +100,13 @@ class Reinforce:
     def __call__(self, records, state, log_likelihood, mask):
         """(extra loss, new state) from what the model recorded and the per-token
         log-likelihood [B, T] of the targets (the rewards) on real tokens ``mask``."""
-        rewards = jax.lax.stop_gradient(log_likelihood)
+        rewards, averaged_over = jax.lax.stop_gradient(log_likelihood), mask
+        if self.reward == "sequence":  # R = log p(y | s̃), credited to every step
+            rewards = jnp.sum(rewards * mask, axis=1, keepdims=True)
+            averaged_over = jnp.ones_like(rewards)
         baseline = state["reward_baseline"]
         loss = surrogate_loss(recorded(records, "log_prob"), recorded(records, "entropy"),
                               rewards, baseline, mask, self.reinforce_weight,
                               self.entropy_weight)
-        return loss, {"reward_baseline": update_baseline(baseline, rewards, mask,
+        return loss, {"reward_baseline": update_baseline(baseline, rewards, averaged_over,
                                                           self.baseline_decay)}

@@ -64,4 +64,5 @@ def attention_kwargs(config) -> dict:
     return dict(score=attention.score, alignment=attention.alignment,
                 attention_dim=attention.dim, max_length=max_source_length(config),
                 window=attention.window, soft_fraction=attention.hard.soft_fraction,
+                soft_unit=attention.hard.soft_unit,
                 num_heads=attention.num_heads, head_dim=attention.head_dim)

@@ -224,11 +224,12 @@ class Seq2Seq(nn.Module):
         memory, carry = self.encode(source, train)
         embedded = self.drop(self.target_embed(target_inputs), deterministic=not train)
         steps = jnp.broadcast_to(jnp.arange(target_inputs.shape[1]), target_inputs.shape)
-        # Every step gets its own 'sample' key (hard attention) and stacks what it
+        # Every step gets its own 'sample' key (hard attention) and the same
+        # 'soft_choice' key (one soft/hard draw per sequence), and stacks what it
         # records ('intermediates' for plots, 'reinforce' for the hard-attention loss).
         scan = nn.scan(_scan_decoder, variable_broadcast="params",
                        variable_axes={"intermediates": 1, "reinforce": 1},
-                       split_rngs={"params": False, "sample": True},
+                       split_rngs={"params": False, "sample": True, "soft_choice": False},
                        in_axes=(1, nn.broadcast), out_axes=1)
         _, (features, weights) = scan(self.step, carry, (embedded, steps), memory)
         features = self.drop(features, deterministic=not train)

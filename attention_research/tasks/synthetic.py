@@ -56,12 +56,18 @@ class SymbolTask:
         task.train_max_length = 25  # longest training source
         task.eval_max_length = 50  # held-out lengths run 1 … eval_max_length
         task.eval_examples_per_length = 32  # held-out examples of each length
+        # Longer held-out lengths are one range, or cut after each of these lengths
+        # (e.g. (80,): len1-25, len26-80, len81-eval_max_length).
+        task.eval_range_ends = ()
         task.eval_seed = 12345  # the held-out set is drawn from this seed alone
+        # Held-out sequences per evaluation call: bounds evaluation memory (a 5-member
+        # cohort scoring all 1,600 sequences at once at d_k = 1024 needed 17.5 GB).
+        task.eval_batch_size = 512
 
     @classmethod
     def shrink(cls, config):
         config.task.update(num_symbols=6, train_max_length=4, eval_max_length=6,
-                           eval_examples_per_length=2)
+                           eval_examples_per_length=2, eval_range_ends=())
 
     @classmethod
     def validate(cls, config):
@@ -75,6 +81,13 @@ class SymbolTask:
                 f"task.train_max_length ({task.train_max_length})")
         require(task.eval_examples_per_length >= 1,
                 "task.eval_examples_per_length must be >= 1")
+        require(all(task.train_max_length < end < task.eval_max_length
+                    for end in task.eval_range_ends),
+                f"task.eval_range_ends {tuple(task.eval_range_ends)} must lie between "
+                f"task.train_max_length ({task.train_max_length}) and task.eval_max_length "
+                f"({task.eval_max_length})")
+        require(task.eval_batch_size >= 1,
+                f"task.eval_batch_size must be >= 1, got {task.eval_batch_size}")
 
     # Batches -----------------------------------------------------------------------
 
@@ -86,7 +99,8 @@ class SymbolTask:
         self.eval_set = self.make_eval_set(task.num_symbols, 1, task.eval_max_length,
                                            task.eval_examples_per_length, task.eval_seed)
         self.eval_lengths = np.asarray(self.eval_set.source_lengths)
-        self.ranges = evaluation.length_ranges(task.train_max_length, task.eval_max_length)
+        self.ranges = evaluation.length_ranges(task.train_max_length, task.eval_max_length,
+                                               task.eval_range_ends)
         self.heatmap_indices = evaluation.heatmap_indices(
             self.eval_lengths, task.train_max_length, config.train.num_heatmaps)
 
@@ -151,10 +165,19 @@ class SymbolTask:
     # Evaluation ----------------------------------------------------------------------
 
     def make_evaluation(self, model, placement):
-        """jit(vmap(eval)) over members, on the fixed held-out set shared by all."""
-        heatmap_indices = jnp.asarray(self.heatmap_indices, jnp.int32)
+        """jit(vmap(eval)) over members, on the fixed held-out set shared by all.
 
-        def evaluate_member(params, batch: Batch):
+        The set is scored in chunks of ``task.eval_batch_size`` sequences, all of one
+        shape (the last is padded with repeats and trimmed), so one compilation serves
+        every chunk; each chunk also returns the greedy outputs at the heat-map indices
+        that fall in it.
+        """
+        num_examples = len(self.eval_lengths)
+        chunk = min(self.config.task.eval_batch_size, num_examples)
+        starts = range(0, num_examples, chunk)
+        heatmaps = np.asarray(self.heatmap_indices, np.int32)
+
+        def evaluate_member(params, batch: Batch, heatmap_rows):
             stats, weights = teacher_forced(model, params, batch)
             real = batch.targets != PAD
             if weights is not None:
@@ -168,14 +191,29 @@ class SymbolTask:
             tokens, greedy_weights = greedy_decode(model, params, batch.source,
                                                    batch.targets.shape[1])
             stats["exact"] = jnp.all((tokens == batch.targets) | ~real, axis=1)
-            examples = {"tokens": tokens[heatmap_indices],
-                        "weights": greedy_weights[heatmap_indices]}
+            examples = {"tokens": tokens[heatmap_rows], "weights": greedy_weights[heatmap_rows]}
             return stats, examples
 
-        compiled = over_members(evaluate_member, placement)
+        compiled = over_members(evaluate_member, placement, shared=2)
+
+        def chunk_at(start):
+            rows = np.arange(start, start + chunk) % num_examples  # the last chunk wraps
+            return jax.tree_util.tree_map(lambda x: x[rows], self.eval_set)
 
         def evaluate(params) -> list[dict]:
-            stats, examples = jax.device_get(compiled(params, self.eval_set))
+            parts, examples = [], None
+            for start in starts:
+                inside = (heatmaps >= start) & (heatmaps < start + chunk)
+                rows = np.clip(heatmaps - start, 0, chunk - 1)
+                stats, found = jax.device_get(compiled(params, chunk_at(start), rows))
+                parts.append(stats)
+                # Keep each heat-map example from the chunk that holds it.
+                examples = found if examples is None else jax.tree_util.tree_map(
+                    lambda kept, new: np.where(
+                        inside.reshape((1, -1) + (1,) * (new.ndim - 2)), new, kept),
+                    examples, found)
+            stats = {k: np.concatenate([p[k] for p in parts], axis=1)[:, :num_examples]
+                     for k in parts[0]}
             results = []
             for member in range(len(stats["exact"])):
                 member_stats = {k: v[member] for k, v in stats.items()}
@@ -183,6 +221,8 @@ class SymbolTask:
                     "metrics": evaluation.range_metrics(member_stats, self.eval_lengths,
                                                         self.ranges),
                     "by_length": evaluation.accuracy_by_length(member_stats, self.eval_lengths),
+                    "token_by_length": evaluation.token_accuracy_by_length(member_stats,
+                                                                           self.eval_lengths),
                     "examples": {k: v[member] for k, v in examples.items()},
                     "exact": member_stats["exact"]})
             return results
@@ -205,6 +245,7 @@ class SymbolTask:
                       if (r.get(f"eval/seq_acc/{seen}") or 0.0) >= TARGET_SEQ_ACC]
             finals.append(Final(summary={}, log={}, member={
                 "seq_acc_by_length": result["by_length"],
+                "token_acc_by_length": result["token_by_length"],
                 f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
                 f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
         return finals

@@ -41,7 +41,7 @@ from attention_research.training import health
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.state import (
     create_train_state, make_optimizer, member_hyperparams)
-from attention_research.training.steps import make_train_call
+from attention_research.training.steps import make_gradient_statistics, make_train_call
 from attention_research.workdir import WorkDir
 
 
@@ -83,6 +83,10 @@ class Cohort:
         self.train_call = make_train_call(self.model, self.tx, config, self.placement,
                                           sample_batch=self.task.sample_batch)
         self.evaluate = self.task.make_evaluation(self.model, self.placement)
+        self.gradient_statistics = None
+        if config.train.gradient_batches:
+            self.gradient_statistics = make_gradient_statistics(
+                self.model, config, self.placement, self.task.sample_batch)
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
@@ -178,6 +182,11 @@ class Cohort:
 
     def run_eval(self, step, state, log=True):
         results = self.evaluate(state.params)
+        if self.gradient_statistics is not None:
+            gradients = fetch(self.gradient_statistics(state))
+            for member, result in enumerate(results):
+                result["metrics"].update({f"eval/{name}/attention": float(value[member])
+                                          for name, value in gradients.items()})
         if log:
             for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
                 if self.healthy(member):

@@ -20,7 +20,8 @@ OPTIMIZERS = ("adam", "adamw", "sgd")
 SCHEDULES = ("constant", "cosine", "linear")
 
 # Streams of randomness a member draws, each folded with the step.
-PARAMS_STREAM, BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM = 0, 1, 2, 3
+(PARAMS_STREAM, BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM, SOFT_CHOICE_STREAM,
+ GRADIENT_STREAM) = range(6)
 
 
 @flax.struct.dataclass

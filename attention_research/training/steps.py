@@ -1,5 +1,6 @@
-"""The jitted functions: a train call (``steps_per_call`` steps), and the helpers a
-task's evaluation is built from.
+"""The jitted functions: a train call (``steps_per_call`` steps), the gradient
+statistics of the attention's parameters, and the helpers a task's evaluation is
+built from.
 
 Both are written for one member and vmapped over the member axis; a run of one
 member goes through the same compiled path as a sweep cohort.
@@ -16,7 +17,8 @@ from attention_research.data import PAD, Batch
 from attention_research.decoding import beam_search, greedy_decode
 from attention_research.training import health
 from attention_research.training.state import (
-    BATCH_STREAM, DROPOUT_STREAM, SAMPLE_STREAM, TrainState, member_key)
+    BATCH_STREAM, DROPOUT_STREAM, GRADIENT_STREAM, SAMPLE_STREAM, SOFT_CHOICE_STREAM,
+    TrainState, member_key)
 
 
 def token_losses(logits, targets):
@@ -33,20 +35,10 @@ def token_statistics(logits, targets):
     return (jnp.sum(nll * real, axis=1), jnp.sum(correct, axis=1), jnp.sum(real, axis=1))
 
 
-def make_train_call(model, tx, config, placement, sample_batch=None):
-    """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState.
-
-    The member axis is sharded as ``placement`` says (a ``mesh.Placement``); each
-    member's batch is split over the mesh's 'data' devices. With ``sample_batch``
-    (key -> Batch) every step draws its own batch on the device: ``train_call(state)``.
-    Without it the batches come from the host: ``train_call(state, batches)``, a
-    Batch of [M, steps_per_call, B, L] arrays placed as ``placement.batch_blocks``.
-    """
-    train = config.train
-    signal = training_signal(config.model.attention)  # hard: REINFORCE; else nothing
-
+def make_loss(model, signal):
+    """loss(params, batch, rngs, signal_state) -> (mean token NLL + the alignment's
+    training signal, (NLL, correct tokens, real tokens, new signal state))."""
     def loss_fn(params, batch, rngs, signal_state):
-        """Mean token NLL, plus the alignment's training signal."""
         (logits, _), records = model.apply({"params": params}, batch.source,
                                            batch.target_inputs, train=True, rngs=rngs,
                                            mutable=list(signal.collections))
@@ -57,13 +49,34 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
         # The reported loss is the NLL alone, comparable across formulations.
         return likelihood_loss + extra, (likelihood_loss, jnp.sum(correct), tokens,
                                          signal_state)
+    return loss_fn
+
+
+def step_rngs(seed, stream_step):
+    """The random streams one training step's model call draws from."""
+    return {"dropout": member_key(seed, DROPOUT_STREAM, stream_step),
+            "sample": member_key(seed, SAMPLE_STREAM, stream_step),
+            "soft_choice": member_key(seed, SOFT_CHOICE_STREAM, stream_step)}
+
+
+def make_train_call(model, tx, config, placement, sample_batch=None):
+    """jit(vmap(several train steps in one lax.scan)), for a stacked TrainState.
+
+    The member axis is sharded as ``placement`` says (a ``mesh.Placement``); each
+    member's batch is split over the mesh's 'data' devices. With ``sample_batch``
+    (key -> Batch) every step draws its own batch on the device: ``train_call(state)``.
+    Without it the batches come from the host: ``train_call(state, batches)``, a
+    Batch of [M, steps_per_call, B, L] arrays placed as ``placement.batch_blocks``.
+    """
+    train = config.train
+    # The alignment's training signal: hard: REINFORCE; else nothing.
+    loss_fn = make_loss(model, training_signal(config.model.attention))
 
     def train_step(state: TrainState, batch):
         if batch is None:
             batch = sample_batch(member_key(state.seed, BATCH_STREAM, state.step))
         batch = placement.split_batch(batch)
-        rngs = {"dropout": member_key(state.seed, DROPOUT_STREAM, state.step),
-                "sample": member_key(state.seed, SAMPLE_STREAM, state.step)}
+        rngs = step_rngs(state.seed, state.step)
         (loss, (nll, correct, tokens, signal_state)), grads = jax.value_and_grad(
             loss_fn, has_aux=True)(state.params, batch, rngs, state.signal_state)
         grad_norm = optax.tree.norm(grads)
@@ -102,6 +115,73 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
     return jax.jit(jax.vmap(train_call, spmd_axis_name=placement.member_axis),
                    in_shardings=in_shardings,
                    out_shardings=(placement.members, placement.replicated))
+
+
+def attention_parameters(params):
+    """The attention's parameters: every leaf with 'attention' in its path."""
+    leaves = jax.tree_util.tree_leaves_with_path(params)
+    return [leaf for path, leaf in leaves if "attention" in jax.tree_util.keystr(path)]
+
+
+def mean_and_variance(sample, count: int, size: int):
+    """Mean and unbiased variance of ``sample(i)`` ([size]) over i < count, by Welford's
+    update inside a lax.scan: one sample in memory at a time, no cancellation."""
+    def update(carry, index):
+        n, mean, squares = carry
+        value = sample(index)
+        n = n + 1
+        delta = value - mean
+        mean = mean + delta / n
+        return (n, mean, squares + delta * (value - mean)), None
+
+    zeros = jnp.zeros((size,), jnp.float32)
+    (n, mean, squares), _ = jax.lax.scan(update, (jnp.float32(0), zeros, zeros),
+                                         jnp.arange(count))
+    return mean, squares / jnp.maximum(n - 1, 1)
+
+
+def make_gradient_statistics(model, config, placement, sample_batch):
+    """jit(vmap(statistics of the attention's gradient)) over members.
+
+    ``statistics(state)`` draws ``train.gradient_batches`` fresh minibatches (and
+    fresh attention samples) from their own stream, takes the gradient g of the
+    training loss — REINFORCE's surrogate included, the signal state held — with
+    respect to the attention's parameters on each, and returns
+
+        grad_norm: ‖ḡ‖, the norm of the mean gradient;
+        grad_var:  tr Cov(g) = Σ_j Var(g_j), the noise of one minibatch's gradient;
+        grad_snr:  ‖ḡ‖² / tr Cov(g), signal to noise (Xu et al. 2015 motivate the
+                   baseline and the soft steps by this variance; we measure it).
+
+    The batches are keyed by the step, so a resumed run measures what it would have.
+    The attention's parameters are every leaf with 'attention' in its path (the
+    Transformer's: all its attention layers).
+    """
+    loss_fn = make_loss(model, training_signal(config.model.attention))
+    count = config.train.gradient_batches
+
+    def statistics(state: TrainState):
+        def gradient(index):
+            stream_step = state.step * count + index  # distinct from training's keys
+            key = member_key(state.seed, GRADIENT_STREAM, stream_step)
+            batch = sample_batch(key)
+            rngs = {name: jax.random.fold_in(rng, GRADIENT_STREAM)
+                    for name, rng in step_rngs(state.seed, stream_step).items()}
+            grads = jax.grad(lambda p: loss_fn(p, batch, rngs, state.signal_state)[0])(
+                state.params)
+            return jnp.concatenate([g.ravel() for g in attention_parameters(grads)])
+
+        size = sum(p.size for p in attention_parameters(state.params))
+        if size == 0:  # `none`: no attention parameters, nothing to measure
+            nan = jnp.float32(jnp.nan)
+            return {"grad_norm": nan, "grad_var": nan, "grad_snr": nan}
+        mean, variance = mean_and_variance(gradient, count, size)
+        signal = jnp.sum(mean ** 2)
+        return {"grad_norm": jnp.sqrt(signal), "grad_var": jnp.sum(variance),
+                "grad_snr": signal / jnp.maximum(jnp.sum(variance), 1e-30)}
+
+    return jax.jit(jax.vmap(statistics, spmd_axis_name=placement.member_axis),
+                   in_shardings=(placement.members,), out_shardings=placement.replicated)
 
 
 def over_members(fn, placement, shared: int = 1, static_argnums=()):

@@ -1,0 +1,68 @@
+"""Bahdanau et al. 2015, Figure 2, on reverse: is the collapse of the encoder-decoder
+without attention the fixed-length vector, or too small a model?
+
+    python launch.py --config=experiments/fixed_vector.py
+
+Train on reverse lengths 1-50 (as RNNencdec-50 / RNNsearch-50 trained on sentences of
+up to 50 words), 3000 steps, evaluate every length 1-50: ``none`` (the final encoder
+state is the decoder's only view of the source) at hidden sizes 64, 128 and 256 against
+additive attention at 64, 3 seeds. If the collapse on long sources were capacity,
+quadrupling the state would close the gap to attention at 64; if it is the fixed
+vector, it would not. summary.json holds the accuracy of every length; the finding
+compares lengths 26-50.
+"""
+
+from attention_research import sweeps
+from configs import base
+
+SCORE, HIDDEN = "config.model.attention.score", "config.model.hidden_size"
+MODELS = ([{SCORE: "none", HIDDEN: size} for size in (64, 128, 256)]
+          + [{SCORE: "additive", HIDDEN: 64}])
+SEEDS = [0, 1, 2]
+
+
+def get_config(arg=None):
+    config = base.get_config("task=reverse")
+    config.name = "fixed_vector"
+    config.task.train_max_length = 50
+    config.task.eval_max_length = 50
+    config.task.eval_examples_per_length = 16
+    config.train.num_steps = 3000
+    return base.shrink_if_tiny(config, arg)
+
+
+def get_sweep():
+    return sweeps.product(MODELS, sweeps.axis("config.seed", SEEDS))
+
+
+def findings(results):
+    """Attention at 64 against the fixed vector at 64, 128 and 256, on lengths 26-50."""
+    from attention_research import findings as f
+    from attention_research.reports import interval_cell as cell
+    paper = ("Bahdanau et al. 2015, Figure 2 and Table 1: RNNencdec-50's BLEU falls as "
+             "sentences grow, RNNsearch-50's does not (all sentences: 17.82 vs 26.75)")
+    names = {(m[SCORE], m[HIDDEN]): sweeps.member_name(m) for m in MODELS}
+    long = {key: [f.mean_accuracy(final["seq_acc_by_length"], 26, 50)
+                  for final in f.member_finals(results, name)] for key, name in names.items()}
+    complete = sum(min(len(v), len(SEEDS)) for v in long.values())
+    if complete < len(MODELS) * len(SEEDS):
+        return [f.pending("fixed-vector-not-capacity", "The fixed vector, not capacity, "
+                          "collapses long sources", paper,
+                          f"reverse, train 1-50, none at 64/128/256 vs additive at 64, 3 "
+                          f"seeds: {complete} of {len(MODELS) * len(SEEDS)} members")]
+    attention = long[("additive", 64)]
+    tests = [f.separated(attention, long[("none", size)]) for size in (64, 128, 256)]
+    above = [f.separated(long[("none", size)], attention)[0] for size in (64, 128, 256)]
+    grows, growth = f.separated(long[("none", 256)], long[("none", 64)])
+    ours = (f"mean sequence accuracy on lengths 26-50: additive at 64 {cell(attention)}; none "
+            + ", ".join(f"at {size} {cell(long[('none', size)])}" for size in (64, 128, 256))
+            + f"; none at 256 above none at 64: {'yes' if grows else 'no'} ({growth})")
+    return [f.Finding(
+        "fixed-vector-not-capacity", "The fixed vector, not capacity, collapses long sources",
+        paper, ours,
+        "reproduced" if all(t for t, _ in tests) else
+        "not reproduced" if any(above) else "inconclusive",
+        "attention at hidden 64 above none at every hidden size by Welch's t at 5% "
+        "(reproduced), none at some size above it (not reproduced), else inconclusive: "
+        + "; ".join(text for _, text in tests),
+        "results/fixed_vector/plots/seq_acc_by_length.png")]
