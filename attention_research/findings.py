@@ -70,12 +70,30 @@ def column(rows, key, **where) -> list:
     return [r.get(key) for r in rows if all(r.get(k) == v for k, v in where.items())]
 
 
+def report_rows(results) -> list[dict]:
+    """The rows of a record's summary.csv; none while the sweep has no report."""
+    path = Path(results) / "summary.csv"
+    return read_table(path) if path.is_file() else []
+
+
+def finished_members(rows, settings, seeds: int) -> int:
+    """How many of the ``seeds`` members of each setting the report holds finished,
+    summed over ``settings``: a finding waits until it is every one."""
+    return sum(min(len(column(rows, "seed", setting=s, status="finished")), seeds)
+               for s in settings)
+
+
+def _member_files(results, setting: str, name: str) -> list[Path]:
+    """Each recorded member's ``name`` file of ``setting``, in order of seed."""
+    return sorted((Path(results) / "members").glob(f"{setting}_seed-*/{name}"),
+                  key=lambda p: int(p.parent.name.rsplit("-", 1)[1]))
+
+
 def member_values(results, setting: str, key: str, step: int) -> list:
     """``key`` at ``step`` in each recorded member of ``setting`` (its metrics.jsonl),
     in order of seed: for what summary.csv does not hold, e.g. a metric at step 0."""
     values = []
-    for path in sorted((Path(results) / "members").glob(f"{setting}_seed-*/metrics.jsonl"),
-                       key=lambda p: int(p.parent.name.rsplit("-", 1)[1])):
+    for path in _member_files(results, setting, "metrics.jsonl"):
         found = [r[key] for r in map(json.loads, path.read_text().splitlines())
                  if r.get("step") == step and r.get(key) is not None]
         values.append(found[0] if found else None)
@@ -85,13 +103,9 @@ def member_values(results, setting: str, key: str, step: int) -> list:
 def member_finals(results, setting: str) -> list[dict]:
     """The final results (summary.json's ``members[0]``) of each finished recorded member
     of ``setting``, in order of seed: e.g. its ``seq_acc_by_length``."""
-    finals = []
-    for path in sorted((Path(results) / "members").glob(f"{setting}_seed-*/summary.json"),
-                       key=lambda p: int(p.parent.name.rsplit("-", 1)[1])):
-        summary = json.loads(path.read_text())
-        if summary.get("status") == "finished":
-            finals.append(summary["members"][0])
-    return finals
+    summaries = [json.loads(p.read_text()) for p in _member_files(results, setting,
+                                                                     "summary.json")]
+    return [s["members"][0] for s in summaries if s.get("status") == "finished"]
 
 
 def mean_accuracy(by_length: dict, first: int, last: int) -> float:

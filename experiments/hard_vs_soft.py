@@ -63,10 +63,9 @@ def findings(results):
     """Accuracy of Xu's estimator against soft; the noise of the gradients."""
     from attention_research import findings as f
     from attention_research.reports import interval_cell as cell
-    rows = f.read_table(results / "summary.csv") if (results / "summary.csv").is_file() else []
+    rows = f.report_rows(results)
     settings = [f"task-{task}_{s}" for task in TASKS for s in (SOFT, XU, OURS)]
-    complete = sum(min(len(f.column(rows, "seed", setting=s, status="finished")), len(SEEDS))
-                   for s in settings)
+    complete = f.finished_members(rows, settings, len(SEEDS))
     if complete < len(settings) * len(SEEDS):
         what = (f"RNN, additive score, copy and reverse, 5 seeds: {complete} of "
                 f"{len(settings) * len(SEEDS)} members in the report")

@@ -58,10 +58,9 @@ def findings(results):
     from attention_research.reports import interval_cell as cell
     paper = ("Dehghani et al. 2018, Table 4: a Transformer trained on length 40, tested on "
              "400, sequence accuracy ≈ 0.03 on copy and 0.06 on reverse")
-    rows = f.read_table(results / "summary.csv") if (results / "summary.csv").is_file() else []
+    rows = f.report_rows(results)
     settings = [_setting(m, t) for m in MODELS for t in TASKS]
-    complete = sum(min(len(f.column(rows, "seed", setting=s, status="finished")), len(SEEDS))
-                   for s in settings)
+    complete = f.finished_members(rows, settings, len(SEEDS))
     if complete < len(settings) * len(SEEDS):
         return [f.pending("transformer-fails-far-beyond-training",
                           "Transformers fail on lengths far beyond training", paper,

@@ -86,10 +86,9 @@ def findings(results):
     britz = ("Britz et al. 2017, attention comparison (BLEU): multiplicative 22.03 / 22.33 / "
              "21.78 / 18.22 and additive 22.23 / 22.33 / 22.47 / 22.10 at d = 128 / 256 / 512 / "
              "1024: unscaled products fall behind only at large d")
-    rows = f.read_table(results / "summary.csv") if (results / "summary.csv").is_file() else []
+    rows = f.report_rows(results)
     settings = [f"score-{score}_head_dim-{d}" for score in ("dot", "scaled_dot") for d in SIZES]
-    complete = sum(min(len(f.column(rows, "seed", setting=s, status="finished")), len(SEEDS))
-                   for s in settings)
+    complete = f.finished_members(rows, settings, len(SEEDS))
     if complete < len(settings) * len(SEEDS):  # judge the whole sweep, not a part of it
         out.append(f.pending("dot-slows-training-at-large-d",
                              "Unscaled dot trains worse at large d_k", britz,

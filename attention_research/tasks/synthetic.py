@@ -174,7 +174,6 @@ class SymbolTask:
         """
         num_examples = len(self.eval_lengths)
         chunk = min(self.config.task.eval_batch_size, num_examples)
-        starts = range(0, num_examples, chunk)
         heatmaps = np.asarray(self.heatmap_indices, np.int32)
 
         def evaluate_member(params, batch: Batch, heatmap_rows):
@@ -195,25 +194,21 @@ class SymbolTask:
             return stats, examples
 
         compiled = over_members(evaluate_member, placement, shared=2)
-
-        def chunk_at(start):
-            rows = np.arange(start, start + chunk) % num_examples  # the last chunk wraps
-            return jax.tree_util.tree_map(lambda x: x[rows], self.eval_set)
+        # Built once: the last chunk wraps to the set's start; its repeats are trimmed.
+        chunks = [jax.tree_util.tree_map(
+            lambda x: x[np.arange(start, start + chunk) % num_examples], self.eval_set)
+            for start in range(0, num_examples, chunk)]
+        # Every chunk returns the rows at heatmaps % chunk; each example is kept from
+        # the chunk that holds it, heatmaps // chunk.
+        holder, rows = heatmaps // chunk, heatmaps % chunk
 
         def evaluate(params) -> list[dict]:
-            parts, examples = [], None
-            for start in starts:
-                inside = (heatmaps >= start) & (heatmaps < start + chunk)
-                rows = np.clip(heatmaps - start, 0, chunk - 1)
-                stats, found = jax.device_get(compiled(params, chunk_at(start), rows))
-                parts.append(stats)
-                # Keep each heat-map example from the chunk that holds it.
-                examples = found if examples is None else jax.tree_util.tree_map(
-                    lambda kept, new: np.where(
-                        inside.reshape((1, -1) + (1,) * (new.ndim - 2)), new, kept),
-                    examples, found)
+            parts, found = zip(*(jax.device_get(compiled(params, batch, rows))
+                                 for batch in chunks))
             stats = {k: np.concatenate([p[k] for p in parts], axis=1)[:, :num_examples]
                      for k in parts[0]}
+            examples = {k: np.stack([f[k] for f in found])[holder, :, np.arange(len(rows))]
+                        .swapaxes(0, 1) for k in found[0]}  # [chunk, M, H, ...] -> [M, H, ...]
             results = []
             for member in range(len(stats["exact"])):
                 member_stats = {k: v[member] for k, v in stats.items()}
