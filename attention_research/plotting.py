@@ -8,6 +8,8 @@ over them, after the axes are laid out."""
 
 from __future__ import annotations
 
+import itertools
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -120,15 +122,25 @@ def attention_heatmaps(path, examples, title: str, labels=None):
 
 
 def learning_curves(path, records, title: str, score: str = "seq_acc"):
-    """Training loss and a held-out score (``eval/<score>/…``: sequence accuracy, or
-    BLEU for translation) against the step, per member."""
+    """Training and held-out loss (``eval/loss/…``), and a held-out score
+    (``eval/<score>/…``: sequence accuracy, or BLEU for translation) against the step,
+    per member."""
     fig, (loss_ax, acc_ax) = plt.subplots(1, 2, figsize=(11, 4))
     members = sorted({r["member"] for r in records})
     for member in members:
         of_member = [r for r in records if r["member"] == member]
         train = [(r["step"], r["train/loss"]) for r in of_member if "train/loss" in r]
+        suffix = f", member {member}" if len(members) > 1 else ""
+        color = None
         if train:
-            loss_ax.plot(*zip(*train), label=f"member {member}" if len(members) > 1 else "train")
+            color = loss_ax.plot(*zip(*train), label=f"train{suffix}")[0].get_color()
+        # The held-out loss beside the training loss: where they part, the model overfits.
+        # One colour per member; each held-out split or length range its own dash.
+        held_out = sorted({k for r in of_member for k in r if k.startswith("eval/loss/")})
+        for key, dash in zip(held_out, itertools.cycle(["--", ":", "-."])):
+            points = [(r["step"], r[key]) for r in of_member if r.get(key) is not None]
+            loss_ax.plot(*zip(*points), marker="o", markersize=3, linestyle=dash, color=color,
+                         label=f"{key.removeprefix('eval/loss/')}{suffix}")
         prefix = f"eval/{score}/"
         evals = [r for r in of_member if any(k.startswith(prefix) for k in r)]
         for key in sorted({k for r in evals for k in r if k.startswith(prefix)}):
@@ -136,7 +148,8 @@ def learning_curves(path, records, title: str, score: str = "seq_acc"):
             label = key.removeprefix(prefix)
             acc_ax.plot(*zip(*points), marker="o",
                         label=label if len(members) == 1 else f"{label}, member {member}")
-    loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
+    loss_ax.set(xlabel="step", ylabel="loss (nats/token)", yscale="log",
+                title="training and held-out loss")
     if score == "seq_acc":
         acc_ax.set(xlabel="step", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
                    title="held-out sequence accuracy")
