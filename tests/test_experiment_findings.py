@@ -1,0 +1,157 @@
+"""Each experiment's ``findings`` on records built here, where the answer is known:
+pending until every member is in, the verdict the numbers call for once they are.
+
+The records hold only the files a finding reads (summary.csv, the members'
+metrics.jsonl or summary.json), with values made to differ by a known amount."""
+
+import csv
+import json
+
+import pytest
+
+from attention_research import findings
+
+EXPERIMENTS = dict(findings.experiment_modules())
+
+
+def _write_report(results, rows):
+    results.mkdir(parents=True, exist_ok=True)
+    fields = list(dict.fromkeys(k for row in rows for k in row))
+    with open(results / "summary.csv", "w", newline="") as table:
+        writer = csv.DictWriter(table, fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _write_member(results, setting, seed, name, text):
+    directory = results / "members" / f"{setting}_seed-{seed}"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / name).write_text(text)
+
+
+def _around(mean, seed):
+    """A seed's value: ``mean`` plus a small, seed-dependent spread."""
+    return mean + 0.01 * (seed - 2)
+
+
+def _verdicts(module, results):
+    return {f.key: f.verdict for f in module.findings(results)}
+
+
+# --- hard_vs_soft ------------------------------------------------------------------
+
+def _hard_vs_soft_record(results, auc, log_snr, seeds=None):
+    """auc, log_snr: {setting constant: mean}, the same on both tasks."""
+    hvs = EXPERIMENTS["hard_vs_soft"]
+    rows = []
+    for task in hvs.TASKS:
+        for name, setting in (("soft", hvs.SOFT), ("xu", hvs.XU), ("ours", hvs.OURS)):
+            full = f"task-{task}_{setting}"
+            for seed in seeds if seeds is not None else hvs.SEEDS:
+                rows.append({"setting": full, "seed": seed, "status": "finished",
+                             "auc_seq_acc/len1-25": _around(auc[name], seed)})
+                snr = 10 ** (log_snr[name] + 0.05 * (seed - 2))
+                lines = [{"step": 0, "member": 0, "eval/grad_snr/attention": snr},
+                         {"step": 100, "member": 0, "eval/grad_snr/attention": 1.0}]
+                _write_member(results, full, seed, "metrics.jsonl",
+                              "\n".join(map(json.dumps, lines)) + "\n")
+    _write_report(results, rows)
+
+
+def test_hard_vs_soft_waits_for_every_member(tmp_path):
+    _hard_vs_soft_record(tmp_path, {"soft": 0.8, "xu": 0.9, "ours": 0.7},
+                         {"soft": 0.0, "xu": -2.0, "ours": -2.0}, seeds=[0, 1, 2, 3])
+    assert set(_verdicts(EXPERIMENTS["hard_vs_soft"], tmp_path).values()) == {"pending"}
+
+
+@pytest.mark.parametrize("auc, log_snr, expected", [
+    ({"soft": 0.80, "xu": 0.90, "ours": 0.70}, {"soft": 0.0, "xu": -2.0, "ours": -2.0},
+     {"hard-attention-accuracy": "reproduced", "reinforce-gradient-noise": "reproduced"}),
+    ({"soft": 0.90, "xu": 0.80, "ours": 0.70}, {"soft": -2.0, "xu": 0.0, "ours": -2.0},
+     {"hard-attention-accuracy": "not reproduced",
+      "reinforce-gradient-noise": "not reproduced"}),
+    ({"soft": 0.85, "xu": 0.85, "ours": 0.85}, {"soft": -1.0, "xu": -1.0, "ours": -2.0},
+     {"hard-attention-accuracy": "inconclusive", "reinforce-gradient-noise": "inconclusive"}),
+])
+def test_hard_vs_soft_verdicts_follow_the_numbers(tmp_path, auc, log_snr, expected):
+    _hard_vs_soft_record(tmp_path, auc, log_snr)
+    assert _verdicts(EXPERIMENTS["hard_vs_soft"], tmp_path) == expected
+
+
+# --- length_generalization ---------------------------------------------------------
+
+def _length_record(results, transformer_accuracy, seeds=None):
+    lg = EXPERIMENTS["length_generalization"]
+    rows = []
+    for model in lg.MODELS:
+        for task in lg.TASKS:
+            is_transformer = "config.model.positions" in model
+            for seed in seeds if seeds is not None else lg.SEEDS:
+                accuracy = transformer_accuracy if is_transformer else 0.5
+                rows.append({"setting": lg._setting(model, task), "seed": seed,
+                             "status": "finished",
+                             "seq_acc/len81-200": max(0.0, _around(accuracy, seed))})
+    _write_report(results, rows)
+
+
+@pytest.mark.parametrize("accuracy, expected", [(0.03, "reproduced"),
+                                                (0.5, "not reproduced")])
+def test_length_generalization_verdict(tmp_path, accuracy, expected):
+    lg = EXPERIMENTS["length_generalization"]
+    _length_record(tmp_path / "partial", accuracy, seeds=[0, 1])
+    assert _verdicts(lg, tmp_path / "partial") == {
+        "transformer-fails-far-beyond-training": "pending"}
+    _length_record(tmp_path / "full", accuracy)
+    assert _verdicts(lg, tmp_path / "full") == {
+        "transformer-fails-far-beyond-training": expected}
+
+
+# --- fixed_vector ------------------------------------------------------------------
+
+def _fixed_vector_record(results, long_accuracy):
+    """long_accuracy: {(score, hidden): mean sequence accuracy on lengths 26-50}."""
+    fv = EXPERIMENTS["fixed_vector"]
+    from attention_research import sweeps
+    for model in fv.MODELS:
+        key = (model[fv.SCORE], model[fv.HIDDEN])
+        for seed in fv.SEEDS:
+            by_length = {str(n): 1.0 if n <= 25 else _around(long_accuracy[key], seed)
+                         for n in range(1, 51)}
+            summary = {"status": "finished", "members": [{"seq_acc_by_length": by_length}]}
+            _write_member(results, sweeps.member_name(model), seed, "summary.json",
+                          json.dumps(summary))
+
+
+@pytest.mark.parametrize("none_at_256, expected", [(0.1, "reproduced"),
+                                                   (0.95, "not reproduced"),
+                                                   (0.8, "inconclusive")])
+def test_fixed_vector_verdict(tmp_path, none_at_256, expected):
+    long = {("none", 64): 0.02, ("none", 128): 0.05, ("none", 256): none_at_256,
+            ("additive", 64): 0.8}
+    _fixed_vector_record(tmp_path, long)
+    assert _verdicts(EXPERIMENTS["fixed_vector"], tmp_path) == {
+        "fixed-vector-not-capacity": expected}
+
+
+def test_fixed_vector_waits_for_every_member(tmp_path):
+    _fixed_vector_record(tmp_path, {("none", 64): 0.0, ("none", 128): 0.0,
+                                    ("none", 256): 0.0, ("additive", 64): 0.8})
+    next((tmp_path / "members").glob("*seed-2/summary.json")).unlink()
+    assert _verdicts(EXPERIMENTS["fixed_vector"], tmp_path) == {
+        "fixed-vector-not-capacity": "pending"}
+
+
+# --- score_scaling (ii) ------------------------------------------------------------
+
+@pytest.mark.parametrize("dot_at_16, dot_at_1024, expected", [
+    (0.9, 0.1, "reproduced"), (0.9, 0.9, "not reproduced"), (0.1, 0.1, "inconclusive")])
+def test_score_scaling_training_verdict(tmp_path, dot_at_16, dot_at_1024, expected):
+    ss = EXPERIMENTS["score_scaling"]
+    area = {("dot", 16): dot_at_16, ("dot", 1024): dot_at_1024}
+    rows = [{"setting": f"score-{score}_head_dim-{d}", "seed": seed, "status": "finished",
+             "auc_seq_acc/len1-25": _around(area.get((score, d), 0.9), seed)}
+            for score in ("dot", "scaled_dot") for d in ss.SIZES for seed in ss.SEEDS]
+    _write_report(tmp_path, rows[1:])
+    assert _verdicts(ss, tmp_path) == {"dot-slows-training-at-large-d": "pending"}
+    _write_report(tmp_path, rows)
+    assert _verdicts(ss, tmp_path) == {"dot-slows-training-at-large-d": expected}
