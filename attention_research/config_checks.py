@@ -75,6 +75,8 @@ def validate(config):
         require(train[field] >= 1, f"train.{field} must be >= 1, got {train[field]}")
     require(train.learning_rate > 0, f"train.learning_rate must be > 0, got {train.learning_rate}")
     require(train.grad_clip_norm > 0, f"train.grad_clip_norm must be > 0, got {train.grad_clip_norm}")
+    require(0.0 <= train.label_smoothing < 1.0,
+            f"train.label_smoothing must be in [0, 1), got {train.label_smoothing}")
     require(0 <= train.warmup_steps < train.num_steps,
             f"train.warmup_steps ({train.warmup_steps}) must be in [0, train.num_steps="
             f"{train.num_steps})")

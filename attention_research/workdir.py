@@ -47,6 +47,7 @@ ADDED_FIELDS = {
     "model.attention.hard.soft_unit": "step",
     "train.gradient_batches": 0,
     "task.eval_range_ends": [],
+    "train.label_smoothing": 0.0,
 }
 
 

@@ -101,6 +101,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.schedule = "cosine"  # constant | cosine | linear (decay after warm-up)
     train.warmup_steps = 100  # linear warm-up from 0 to the peak
     train.grad_clip_norm = 1.0  # clip the global gradient norm to this
+    train.label_smoothing = 0.0  # epsilon: fit (1 - eps) * onehot + eps / V (logged loss stays the NLL)
     train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
     train.log_every = 50  # steps between training-metric logs
     train.eval_every = 250  # steps between held-out evaluations

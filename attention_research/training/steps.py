@@ -35,9 +35,20 @@ def token_statistics(logits, targets):
     return (jnp.sum(nll * real, axis=1), jnp.sum(correct, axis=1), jnp.sum(real, axis=1))
 
 
-def make_loss(model, signal):
-    """loss(params, batch, rngs, signal_state) -> (mean token NLL + the alignment's
-    training signal, (NLL, correct tokens, real tokens, new signal state))."""
+def smoothed_losses(logits, nll, smoothing: float):
+    """Per token, the cross-entropy against the smoothed target (1 - ε)·onehot(y) + ε/V
+    (Szegedy et al. 2016, §7; Vaswani et al. 2017, §5.4; optax.smooth_labels):
+    (1 - ε)·NLL + ε·mean_k(-log p_k). ε = 0 gives the NLL itself."""
+    if not smoothing:
+        return nll
+    uniform = -jnp.mean(jax.nn.log_softmax(logits, axis=-1), axis=-1)
+    return (1.0 - smoothing) * nll + smoothing * uniform
+
+
+def make_loss(model, signal, label_smoothing: float = 0.0):
+    """loss(params, batch, rngs, signal_state) -> (mean token loss (label-smoothed when
+    ``label_smoothing`` > 0) + the alignment's training signal, (NLL, correct tokens,
+    real tokens, new signal state))."""
     def loss_fn(params, batch, rngs, signal_state):
         (logits, _), records = model.apply({"params": params}, batch.source,
                                            batch.target_inputs, train=True, rngs=rngs,
@@ -45,10 +56,12 @@ def make_loss(model, signal):
         nll, correct, real = token_losses(logits, batch.targets)
         tokens = jnp.sum(real)
         likelihood_loss = jnp.sum(nll * real) / tokens
+        fitted = jnp.sum(smoothed_losses(logits, nll, label_smoothing) * real) / tokens
+        # REINFORCE's reward stays the log-likelihood, not the smoothed loss.
         extra, signal_state = signal(records, signal_state, -nll, real)
-        # The reported loss is the NLL alone, comparable across formulations.
-        return likelihood_loss + extra, (likelihood_loss, jnp.sum(correct), tokens,
-                                         signal_state)
+        # The reported loss is the NLL alone, comparable across formulations and
+        # smoothing levels.
+        return fitted + extra, (likelihood_loss, jnp.sum(correct), tokens, signal_state)
     return loss_fn
 
 
@@ -70,7 +83,8 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
     """
     train = config.train
     # The alignment's training signal: hard: REINFORCE; else nothing.
-    loss_fn = make_loss(model, training_signal(config.model.attention))
+    loss_fn = make_loss(model, training_signal(config.model.attention),
+                        train.label_smoothing)
 
     def train_step(state: TrainState, batch):
         if batch is None:
@@ -157,7 +171,8 @@ def make_gradient_statistics(model, config, placement, sample_batch):
     The attention's parameters are every leaf with 'attention' in its path (the
     Transformer's: all its attention layers).
     """
-    loss_fn = make_loss(model, training_signal(config.model.attention))
+    loss_fn = make_loss(model, training_signal(config.model.attention),
+                        config.train.label_smoothing)
     count = config.train.gradient_batches
 
     def statistics(state: TrainState):
