@@ -10,6 +10,7 @@ from attention_research import attention
 from attention_research.attention import reinforce
 from attention_research.errors import ConfigError, choice, require
 from attention_research.models import FAMILIES
+from attention_research.models.embeddings import TIES
 from attention_research.tasks import get_task
 from attention_research.training.state import OPTIMIZERS, SCHEDULES
 
@@ -57,6 +58,9 @@ def validate(config):
     _validate_attention(model)
     FAMILIES[model.family].validate(config)
     require(0.0 <= model.dropout < 1.0, f"model.dropout must be in [0, 1), got {model.dropout}")
+    require(0.0 <= model.token_dropout < 1.0,
+            f"model.token_dropout must be in [0, 1), got {model.token_dropout}")
+    choice(model.tie_embeddings, TIES, "model.tie_embeddings")
     require(model.max_source_length == 0 or model.max_source_length >= task.eval_max_length,
             f"model.max_source_length ({model.max_source_length}) must be 0 (use "
             f"task.eval_max_length) or cover the longest held-out source, "

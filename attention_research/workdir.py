@@ -48,6 +48,8 @@ ADDED_FIELDS = {
     "train.gradient_batches": 0,
     "task.eval_range_ends": [],
     "train.label_smoothing": 0.0,
+    "model.token_dropout": 0.0,
+    "model.tie_embeddings": "none",
 }
 
 

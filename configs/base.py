@@ -72,6 +72,8 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     model.fused_attention = False  # transformer + scaled_dot: use jax.nn.dot_product_attention
     model.decoder_style = choices.get("style", "luong")  # rnn: luong | bahdanau
     model.dropout = 0.0  # on embeddings and decoder outputs
+    model.token_dropout = 0.0  # training: drop whole token embeddings with this probability
+    model.tie_embeddings = "none"  # none | target (embedding = output projection) | all (and source)
     model.max_source_length = 0  # longest source the model will see (location); 0: task.eval_max_length
     model.attention = attention = ml_collections.ConfigDict()
     attention.score = "additive"  # a registered score (dot, scaled_dot, general, additive, …) or none

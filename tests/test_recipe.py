@@ -39,3 +39,70 @@ def test_label_smoothing_changes_what_is_fitted_but_not_the_reported_loss():
     smoothed, (same_nll, *_) = make_loss(model, signal, 0.2)(params, batch, {}, {})
     assert float(plain) == pytest.approx(float(nll)) == pytest.approx(float(same_nll))
     assert float(smoothed) != pytest.approx(float(plain))
+
+
+def _init(config, vocab=12):
+    from attention_research import data, models
+    model = models.make_model(config, vocab, vocab)
+    source = np.array([[5, 6, 7, data.PAD]])
+    inputs = np.array([[data.BOS, 7, 6, 5]])
+    return model, model.init(jax.random.PRNGKey(0), source, inputs)["params"], source, inputs
+
+
+@pytest.mark.parametrize("family", ["rnn", "transformer"])
+def test_tied_embeddings_are_one_array(family):
+    """target: the output projection reads the target embedding's matrix; all: the
+    source embedding is that matrix too. The logits move when it moves."""
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    if family == "transformer":
+        config.model.family = "transformer"
+        config.model.attention.score = "scaled_dot"
+    for tie, tables in (("none", {"source_embed", "target_embed"}),
+                        ("target", {"source_embed", "target_embed"}),
+                        ("all", {"shared_embed"})):
+        config.model.tie_embeddings = tie
+        model, params, source, inputs = _init(config)
+        assert {k for k in params if k.endswith("_embed")} == tables
+        readout = set(params["readout"])
+        assert readout == ({"kernel", "bias"} if tie == "none" else {"bias"} | (
+            {"project"} if family == "rnn" and config.model.embed_dim !=
+            config.model.hidden_size else set()))
+    # Tied: a change to the one matrix changes the readout's logits for a fixed state.
+    config.model.tie_embeddings = "all"
+    model, params, source, inputs = _init(config)
+    logits, _ = model.apply({"params": params}, source, inputs)
+    embed = params["shared_embed"]["embedding"]
+    push = jax.random.normal(jax.random.PRNGKey(1), embed.shape[1:])
+    moved = {**params, "shared_embed": {"embedding": embed.at[5].add(push)}}
+    moved_logits, _ = model.apply({"params": moved}, source, inputs)
+    assert not np.allclose(logits[..., 5], moved_logits[..., 5])
+    with pytest.raises(ValueError, match="vocabularies must be one"):
+        from attention_research import models
+        bad = models.make_model(config, 12, 13)
+        bad.init(jax.random.PRNGKey(0), source, inputs)
+
+
+@pytest.mark.parametrize("family", ["rnn", "transformer"])
+def test_token_dropout_zeroes_whole_tokens_in_training_only(family):
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    if family == "transformer":
+        config.model.family = "transformer"
+        config.model.attention.score = "scaled_dot"
+    config.model.token_dropout = 0.5
+    model, params, source, inputs = _init(config)
+    plain = model.apply({"params": params}, source, inputs)[0]
+    assert np.array_equal(plain, model.apply({"params": params}, source, inputs)[0])
+    dropped = model.apply({"params": params}, source, inputs, train=True,
+                          rngs={"dropout": jax.random.PRNGKey(1)})[0]
+    assert not np.allclose(plain, dropped)
+    # The mask is per token: an embedding is kept whole or zeroed whole.
+    from attention_research.models.embeddings import token_dropout
+    x = np.ones((1, 200, 8), np.float32)
+    y = np.asarray(token_dropout(0.5).apply({}, x, deterministic=False,
+                                            rngs={"dropout": jax.random.PRNGKey(2)}))
+    per_token = y[0]
+    assert set(np.unique(per_token)) <= {0.0, 2.0}
+    assert np.all(per_token.min(-1) == per_token.max(-1))
+    assert 60 < (per_token[:, 0] == 0).sum() < 140

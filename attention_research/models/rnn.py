@@ -25,6 +25,7 @@ import flax.linen as nn
 
 from attention_research.attention import Memory, canonical_score, make_attention
 from attention_research.errors import choice, require
+from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import attention_kwargs, register_family
 
 CELLS = ("lstm", "gru")
@@ -187,21 +188,28 @@ class Seq2Seq(nn.Module):
     decoder_style: str = "luong"
     attention: Any = None  # dict of make_attention keyword arguments
     dropout: float = 0.0
+    tie_embeddings: str = "none"  # none | target | all (embeddings.py)
+    token_dropout: float = 0.0  # drop whole token embeddings in training (embeddings.py)
 
     def setup(self):
-        self.source_embed = nn.Embed(self.source_vocab_size, self.embed_dim, name="source_embed")
-        self.target_embed = nn.Embed(self.target_vocab_size, self.embed_dim, name="target_embed")
+        self.source_embed, self.target_embed, self.readout = make_embeddings(
+            self.tie_embeddings, self.source_vocab_size, self.target_vocab_size,
+            self.embed_dim)
+        self.token_drop = token_dropout(self.token_dropout)
         self.encoder = Encoder(self.cell, self.hidden_size, self.num_layers, self.bidirectional,
                                name="encoder")
         self.step = DecoderStep(self.cell, self.hidden_size, self.num_layers,
                                 self.decoder_style, dict(self.attention), name="decoder")
-        self.readout = nn.Dense(self.target_vocab_size, name="readout")
         self.drop = nn.Dropout(self.dropout)
+
+    def _embed(self, embed, tokens, train: bool):
+        embedded = self.token_drop(embed(tokens), deterministic=not train)
+        return self.drop(embedded, deterministic=not train)
 
     def encode(self, source, train: bool = False):
         """source [B, S] (0 = padding) -> (Memory, initial decoder carry)."""
         mask = source > 0
-        embedded = self.drop(self.source_embed(source), deterministic=not train)
+        embedded = self._embed(self.source_embed, source, train)
         states, final_carries = self.encoder(embedded, mask)
         summary = carry_output(self.cell, final_carries[-1])
         memory = self.step.prepare(states, mask, summary)
@@ -222,7 +230,7 @@ class Seq2Seq(nn.Module):
     def __call__(self, source, target_inputs, train: bool = False):
         """Teacher forcing: -> (logits [B, T, V], attention weights [B, T, S] or None)."""
         memory, carry = self.encode(source, train)
-        embedded = self.drop(self.target_embed(target_inputs), deterministic=not train)
+        embedded = self._embed(self.target_embed, target_inputs, train)
         steps = jnp.broadcast_to(jnp.arange(target_inputs.shape[1]), target_inputs.shape)
         # Every step gets its own 'sample' key (hard attention) and the same
         # 'soft_choice' key (one soft/hard draw per sequence), and stacks what it
@@ -243,7 +251,8 @@ def build(config, source_vocab_size: int, target_vocab_size: int) -> Seq2Seq:
                    embed_dim=model.embed_dim, hidden_size=model.hidden_size, cell=model.cell,
                    num_layers=model.num_layers, bidirectional=model.bidirectional,
                    decoder_style=model.decoder_style, attention=attention_kwargs(config),
-                   dropout=model.dropout)
+                   dropout=model.dropout, tie_embeddings=model.tie_embeddings,
+                   token_dropout=model.token_dropout)
 
 
 def validate(config):

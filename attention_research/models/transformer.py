@@ -25,6 +25,7 @@ import flax.linen as nn
 from attention_research.attention import (
     Memory, canonical_score, make_attention, transformer_alignments, transformer_scores)
 from attention_research.errors import ConfigError, choice, require
+from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 
@@ -154,6 +155,8 @@ class Transformer(nn.Module):
     positions: str = "sinusoidal"
     attention: Any = None  # dict of make_attention keyword arguments
     dropout: float = 0.0
+    tie_embeddings: str = "none"  # none | target | all (embeddings.py)
+    token_dropout: float = 0.0  # drop whole token embeddings in training (embeddings.py)
 
     def setup(self):
         check_transformer_attention(self.attention["score"], self.attention["alignment"])
@@ -163,8 +166,9 @@ class Transformer(nn.Module):
         attention = {k: v for k, v in self.attention.items() if k != "num_heads"}
         block = dict(d_model=self.d_model, num_heads=self.num_heads, ff_dim=self.ff_dim,
                      dropout=self.dropout, attention=attention)
-        self.source_embed = nn.Embed(self.source_vocab_size, self.d_model, name="source_embed")
-        self.target_embed = nn.Embed(self.target_vocab_size, self.d_model, name="target_embed")
+        self.source_embed, self.target_embed, self.readout = make_embeddings(
+            self.tie_embeddings, self.source_vocab_size, self.target_vocab_size, self.d_model)
+        self.token_drop = token_dropout(self.token_dropout)
         table_length = self.max_length + 2  # a target is one longer (EOS), plus BOS
         if self.positions == "learned":
             self.position_embed = nn.Embed(table_length, self.d_model, name="position_embed")
@@ -174,22 +178,24 @@ class Transformer(nn.Module):
                                for i in range(self.num_layers)]
         self.encoder_norm = nn.LayerNorm(name="encoder_norm")
         self.decoder_norm = nn.LayerNorm(name="decoder_norm")
-        self.readout = nn.Dense(self.target_vocab_size, name="readout")
         self.drop = nn.Dropout(self.dropout)
 
-    def _embed(self, embed, tokens, offset=0):
-        """Scaled token embedding plus positions offset … offset + length."""
+    def _embed(self, embed, tokens, offset=0, train: bool = False):
+        """Scaled token embedding (token dropout in training) plus positions offset …
+        offset + length."""
         length = tokens.shape[1]
         if self.positions == "learned":
             position = self.position_embed(offset + jnp.arange(length))
         else:
             table = sinusoidal_positions(self.max_length + 2, self.d_model)
             position = jax.lax.dynamic_slice_in_dim(table, offset, length)
-        return embed(tokens) * math.sqrt(self.d_model) + position[None]
+        embedded = self.token_drop(embed(tokens), deterministic=not train)
+        return embedded * math.sqrt(self.d_model) + position[None]
 
     def encode(self, source, train: bool = False):
         mask = source > 0
-        x = self.drop(self._embed(self.source_embed, source), deterministic=not train)
+        x = self.drop(self._embed(self.source_embed, source, train=train),
+                      deterministic=not train)
         for layer in self.encoder_layers:
             x = layer(x, mask, train)
         encoded = self.encoder_norm(x)
@@ -198,7 +204,8 @@ class Transformer(nn.Module):
     def __call__(self, source, target_inputs, train: bool = False):
         """Teacher forcing: -> (logits [B, T, V], last layer's cross-attention [B, T, S])."""
         cross = self.encode(source, train)
-        x = self.drop(self._embed(self.target_embed, target_inputs), deterministic=not train)
+        x = self.drop(self._embed(self.target_embed, target_inputs, train=train),
+                      deterministic=not train)
         target_mask = target_inputs > 0
         weights = None
         for layer, memory in zip(self.decoder_layers, cross):
@@ -230,7 +237,8 @@ def build(config, source_vocab_size: int, target_vocab_size: int) -> Transformer
         source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size,
         d_model=model.hidden_size, num_heads=model.attention.num_heads,
         num_layers=model.num_layers, ff_dim=model.ff_dim, max_length=max_source_length(config),
-        positions=model.positions, attention=attention, dropout=model.dropout)
+        positions=model.positions, attention=attention, dropout=model.dropout,
+        tie_embeddings=model.tie_embeddings, token_dropout=model.token_dropout)
 
 
 def validate(config):
