@@ -50,6 +50,9 @@ ADDED_FIELDS = {
     "train.label_smoothing": 0.0,
     "model.token_dropout": 0.0,
     "model.tie_embeddings": "none",
+    "task.batch_tokens": 0,
+    "task.subword_alpha": 0.0,
+    "task.subword_nbest": 64,
 }
 
 

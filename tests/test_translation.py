@@ -145,6 +145,58 @@ def test_the_position_is_the_call_index_and_shards_are_slices(corpus_and_tokens)
         np.testing.assert_array_equal(got, whole[2:4, :, 4:8])
 
 
+def test_token_batches_hold_about_the_token_budget_and_cover_an_epoch():
+    split = _varied_split()
+    stream = pipeline.TrainBatches(split, (8, 12, 16, 24), 8, 2, data_seed=1,
+                                   member_seeds=[0, 1], batch_tokens=96, row_multiple=2)
+    assert stream.rows_of_bucket == [12, 8, 6, 4]  # 96 // width, a multiple of 2
+    used = set()
+    for call in range(stream.calls_per_epoch):
+        block = stream.block(call)
+        members, steps, rows, width = block.source.shape
+        assert (members, steps, rows, width) == stream.global_shape(call)
+        assert 96 - 2 * width < rows * width <= 96
+        used.update(stream.example_indices(call, 0).ravel().tolist())
+    longest = np.maximum(split.source_lengths, split.target_lengths)
+    assert used == set(np.flatnonzero(longest <= 24).tolist())
+
+
+def test_subword_sampling_varies_training_segmentations_reproducibly(corpus_and_tokens):
+    """Kudo 2018: training pairs are segmented anew in each batch, drawn by a generator
+    keyed by (member seed, call, step, row), so a call rebuilt (on resume, or by another
+    process for its rows) is the same; evaluation keeps the one best segmentation."""
+    corpus, processor, split = corpus_and_tokens
+    sampler = subwords.SubwordSampler(processor, alpha=0.5, nbest=8)
+    stream = pipeline.TrainBatches(split, (8, 12, 16, 24), 8, 2, data_seed=1,
+                                   member_seeds=[0, 1], sampler=sampler)
+    plain = _stream(split, [0, 1])
+    differs = 0
+    for call in range(4):
+        sampled, fixed = stream.block(call), plain.block(call)
+        for got, again in zip(sampled, stream.block(call)):  # rebuilt: identical
+            np.testing.assert_array_equal(got, again)
+        for got, part in zip(sampled, stream.block(call, slice(1, 2), slice(3, 8))):
+            np.testing.assert_array_equal(got[1:2, :, 3:8], part)
+        differs += int(np.sum(np.any(sampled.source != fixed.source, axis=-1)))
+        # Every draw is a segmentation of the same sentence.
+        indices = stream.example_indices(call, 0)
+        for row, index in enumerate(indices[0]):
+            ids = [t for t in sampled.source[0, 0, row].tolist() if t != PAD]
+            assert processor.decode(ids) == processor.decode(split.sources[index].tolist())
+    assert differs > 0
+    # The next epoch draws again: the same pair, segmented differently somewhere.
+    calls = stream.calls_per_epoch
+    assert any(not np.array_equal(stream.block(c).source, stream.block(c + calls).source)
+               for c in range(3) if stream.width(c) == stream.width(c + calls))
+    # Evaluation batches hold the single best segmentation, every time.
+    for indices, batch in pipeline.eval_batches(split, 16, widths=(8, 16, 32)):
+        for row, index in enumerate(indices[:4]):
+            best = processor.encode(split.source_texts[index])[:batch.source.shape[1]]
+            assert batch.source[row, :len(best)].tolist() == best
+    with pytest.raises(ValueError, match="nbest >= 2"):
+        subwords.SubwordSampler(processor, alpha=0.1, nbest=-1)
+
+
 def test_eval_batches_cover_a_split_once_in_few_shapes(corpus_and_tokens):
     _, _, split = corpus_and_tokens
     seen, shapes = [], set()

@@ -31,6 +31,8 @@ import numpy as np
 from attention_research.data import BOS, EOS, PAD, Batch
 from attention_research.tasks.translation.datasets import as_text
 
+SUBWORD_STREAM = 1  # the last entry of a subword draw's generator key
+
 
 @dataclass
 class TokenizedSplit:
@@ -93,18 +95,29 @@ class TrainBatches:
     """The training stream of a cohort: call ``g`` -> Batch of [M, K, B, width] arrays."""
 
     def __init__(self, split: TokenizedSplit, boundaries: Sequence[int], batch_size: int,
-                 steps_per_call: int, data_seed: int, member_seeds: Sequence[int]):
+                 steps_per_call: int, data_seed: int, member_seeds: Sequence[int],
+                 batch_tokens: int = 0, row_multiple: int = 1, sampler=None):
+        """``batch_tokens`` > 0: a batch of width w holds batch_tokens // w pairs (a
+        multiple of ``row_multiple``, the devices a batch is split over) instead of
+        ``batch_size``. ``sampler`` (``subwords.SubwordSampler``): segment each pair
+        anew in every batch."""
         self.split = split
         self.boundaries = sorted(boundaries)
         self.batch_size, self.steps_per_call = batch_size, steps_per_call
         self.data_seed, self.member_seeds = data_seed, list(member_seeds)
+        self.sampler = sampler
         longest = np.maximum(split.source_lengths, split.target_lengths)
         self.bucket_of = np.searchsorted(self.boundaries, longest)  # == len: too long
         self.skipped = int(np.sum(self.bucket_of == len(self.boundaries)))
         self.members_of_bucket = [np.flatnonzero(self.bucket_of == b)
                                   for b in range(len(self.boundaries))]
-        per_call = batch_size * steps_per_call
-        self.calls_per_bucket = [-(-len(m) // per_call) for m in self.members_of_bucket]
+        # Token-based batches (as fairseq's --max-tokens and JoeyNMT's batch_type:
+        # token count them): rows x padded width ≈ batch_tokens in every bucket.
+        self.rows_of_bucket = [
+            max(row_multiple, batch_tokens // width // row_multiple * row_multiple)
+            if batch_tokens else batch_size for width in self.boundaries]
+        self.calls_per_bucket = [-(-len(m) // (rows * steps_per_call)) for m, rows in
+                                 zip(self.members_of_bucket, self.rows_of_bucket)]
         self.calls_per_epoch = sum(self.calls_per_bucket)
         if self.calls_per_epoch == 0:
             raise ValueError(f"no training pair fits the longest bucket "
@@ -125,29 +138,54 @@ class TrainBatches:
     def width(self, call: int) -> int:
         return self.boundaries[self._locate(call)[1]]
 
+    def rows(self, call: int) -> int:
+        """Pairs per batch in ``call``."""
+        return self.rows_of_bucket[self._locate(call)[1]]
+
     def example_indices(self, call: int, member: int) -> np.ndarray:
         """[K, B] training-pair indices of ``member``'s batches in ``call``."""
         epoch, bucket, nth = self._locate(call)
         pool = self.members_of_bucket[bucket]
         rng = np.random.default_rng([self.member_seeds[member], epoch, bucket])
         order = pool[rng.permutation(len(pool))]
-        per_call = self.batch_size * self.steps_per_call
+        rows = self.rows_of_bucket[bucket]
+        per_call = rows * self.steps_per_call
         picks = np.arange(nth * per_call, (nth + 1) * per_call) % len(order)  # wrap round
-        return order[picks].reshape(self.steps_per_call, self.batch_size)
+        return order[picks].reshape(self.steps_per_call, rows)
+
+    def _pair(self, index: int, width: int, key: list):
+        """A training pair's ids: its best segmentation, or with a sampler one drawn by
+        the generator of ``key`` (member seed, call, step, row: the same whichever
+        process builds the row). A draw too long for the batch's width gives way to the
+        best segmentation, which fits by construction."""
+        source, target = self.split.sources[index], self.split.targets[index]
+        if self.sampler is None:
+            return source, target
+        rng = np.random.default_rng(key)
+        sampled_source = self.sampler.sample(self.split.source_texts[index], rng)
+        sampled_target = self.sampler.sample(self.split.target_texts[index], rng)
+        if len(sampled_source) <= width and len(sampled_target) < width:
+            return sampled_source, sampled_target
+        return source, target
 
     def block(self, call: int, members: slice = slice(None), rows: slice = slice(None)) -> Batch:
         """The [m, K, b, width] part of call ``call``: only these members and batch rows."""
         width = self.width(call)
         parts = []
         for member in range(len(self.member_seeds))[members]:
-            indices = self.example_indices(call, member)[:, rows]
-            steps = [collate([self.split.sources[i] for i in step],
-                             [self.split.targets[i] for i in step], width) for step in indices]
+            indices = self.example_indices(call, member)
+            first_row = rows.indices(indices.shape[1])[0]
+            steps = []
+            for step, step_indices in enumerate(indices[:, rows]):
+                pairs = [self._pair(int(i), width, [self.member_seeds[member], call, step,
+                                                    first_row + row, SUBWORD_STREAM])
+                         for row, i in enumerate(step_indices)]
+                steps.append(collate(*zip(*pairs), width))
             parts.append(Batch(*map(np.stack, zip(*steps))))
         return Batch(*map(np.stack, zip(*parts)))
 
     def global_shape(self, call: int) -> tuple[int, int, int, int]:
-        return (len(self.member_seeds), self.steps_per_call, self.batch_size, self.width(call))
+        return (len(self.member_seeds), self.steps_per_call, self.rows(call), self.width(call))
 
     def as_grain(self, start_call: int, members: slice = slice(None),
                  rows: slice = slice(None)) -> grain.IterDataset:

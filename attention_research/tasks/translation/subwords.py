@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 import sentencepiece as spm
 
 from attention_research.data import BOS, EOS, PAD
@@ -51,3 +52,41 @@ def train_or_load(sentences: Iterable[str], cache_dir: Path, vocab_size: int,
                                  f"task.vocab_size.") from error
             Path(f"{prefix}.model").replace(path)
     return spm.SentencePieceProcessor(model_file=str(path))
+
+
+class SubwordSampler:
+    """Subword regularisation (Kudo 2018, "Subword Regularization", §3.2): in training,
+    each sentence is segmented anew, drawn from its ``nbest`` most likely segmentations
+    x_1 … x_l with probability P(x_i)^α / Σ_j P(x_j)^α, where log P(x) is the sum of
+    the unigram model's piece scores. Evaluation keeps the single best segmentation.
+
+    Draws come from the generator the caller passes, never from SentencePiece's own
+    process-wide one, so that a batch is a pure function of (member seed, call) and a
+    resumed run sees the segmentations the uninterrupted one would have. For that
+    reason the l-best form is used (l >= 2), not SentencePiece's sampling from the
+    whole lattice (nbest -1). A sentence's l best are computed once and cached.
+    """
+
+    def __init__(self, processor: spm.SentencePieceProcessor, alpha: float, nbest: int):
+        if not alpha > 0 or nbest < 2:
+            raise ValueError(f"subword sampling needs alpha > 0 and nbest >= 2, got alpha "
+                             f"{alpha} and nbest {nbest}")
+        self.processor, self.alpha, self.nbest = processor, alpha, nbest
+        self._cache: dict[str, tuple[list, np.ndarray]] = {}
+
+    def candidates(self, text: str) -> tuple[list, np.ndarray]:
+        """The l best segmentations of ``text`` (int32 arrays) and their probabilities."""
+        if text not in self._cache:
+            segmentations = [np.asarray(ids, np.int32) for ids in
+                             self.processor.nbest_encode_as_ids(text, self.nbest)]
+            if not segmentations:  # e.g. an empty sentence
+                segmentations = [np.asarray(self.processor.encode(text), np.int32)]
+            log_p = np.array([sum(self.processor.get_score(int(i)) for i in ids)
+                              for ids in segmentations])
+            weights = np.exp(self.alpha * (log_p - log_p.max()))
+            self._cache[text] = (segmentations, weights / weights.sum())
+        return self._cache[text]
+
+    def sample(self, text: str, rng: np.random.Generator) -> np.ndarray:
+        segmentations, probabilities = self.candidates(text)
+        return segmentations[rng.choice(len(segmentations), p=probabilities)]

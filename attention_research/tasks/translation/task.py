@@ -39,6 +39,9 @@ class Translation:
         task.vocab_size = 2000  # SentencePiece pieces, one model for both languages
         task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped
         task.data_seed = 0  # order of the length buckets, shared by a cohort's members
+        task.batch_tokens = 0  # > 0: a training batch holds about this many target tokens (padded), not train.batch_size pairs
+        task.subword_alpha = 0.0  # > 0: subword regularisation in training (Kudo 2018): P(x)^alpha over the l best
+        task.subword_nbest = 64  # l: segmentations sampled from when subword_alpha > 0 (>= 2)
         task.eval_max_length = 128  # held-out sources and references are cut to this many pieces
         task.eval_batch_size = 128  # sentences per evaluation batch
         task.eval_split = "test"  # the split the final BLEU is measured on
@@ -93,6 +96,15 @@ class Translation:
                 f"{task.length_penalty}")
         choice(task.eval_split, ("validation", "test"), "task.eval_split")
         require(task.num_samples >= 0, "task.num_samples must be >= 0")
+        require(task.batch_tokens == 0 or task.batch_tokens >= buckets[-1],
+                f"task.batch_tokens must be 0 (train.batch_size pairs a batch) or at least "
+                f"the longest bucket ({buckets[-1]}), got {task.batch_tokens}")
+        require(task.subword_alpha >= 0, f"task.subword_alpha must be >= 0 (0: no sampling), "
+                f"got {task.subword_alpha}")
+        require(task.subword_alpha == 0 or task.subword_nbest >= 2,
+                f"task.subword_nbest must be >= 2 when task.subword_alpha > 0 (sampling is "
+                f"over the l best segmentations, reproducibly; SentencePiece's whole-lattice "
+                f"sampling, -1, cannot be replayed on resume), got {task.subword_nbest}")
 
     def __init__(self, config, seeds, verbose: bool = False):
         self.config, self.seeds = config, list(seeds)
@@ -107,9 +119,13 @@ class Translation:
         self.splits = {name: pipeline.tokenize(corpus, name, self.processor)
                        for name in corpus.splits}
         self.vocab_size = self.processor.get_piece_size()
+        sampler = (subwords.SubwordSampler(self.processor, task.subword_alpha,
+                                           task.subword_nbest)
+                   if task.subword_alpha > 0 else None)
         self.batches = pipeline.TrainBatches(
             self.splits["train"], task.length_buckets, config.train.batch_size,
-            config.train.steps_per_call, task.data_seed, self.seeds)
+            config.train.steps_per_call, task.data_seed, self.seeds,
+            batch_tokens=task.batch_tokens, row_multiple=config.mesh.data, sampler=sampler)
         # Evaluation batches take the training widths plus one for the longest sentences.
         self.eval_widths = sorted({*task.length_buckets, task.eval_max_length})
         if verbose:
