@@ -83,9 +83,16 @@ class Checkpoints:
     def latest_step(self):
         return self.manager.latest_step()
 
+    def all_steps(self) -> list[int]:
+        return sorted(int(step) for step in self.manager.all_steps())
+
     def _restore_verified(self, step: int, template):
         """The checkpoint of ``step``, checked against its fingerprint; raises
-        ValueError (or orbax's own errors) if it is unreadable or damaged."""
+        ValueError (or orbax's own errors) if it is unreadable or damaged.
+
+        ``template``: the stacked train state, or (state, extra) for a checkpoint saved
+        with an ``extra`` pytree (e.g. the best parameters so far); the fingerprint
+        then covers both."""
         restored = self.manager.restore(step, args=ocp.args.Composite(
             state=ocp.args.StandardRestore(template), fingerprint=ocp.args.JsonRestore()))
         fingerprints, finite = _inspect(restored.state)
@@ -97,6 +104,10 @@ class Checkpoints:
         if not all(finite):
             raise ValueError("it holds non-finite values")
         return restored.state
+
+    def restore(self, step: int, template):
+        """The verified checkpoint of ``step`` (see ``_restore_verified``)."""
+        return self._restore_verified(step, template)
 
     def restore_latest(self, template):
         """(state, step) from the newest checkpoint, or (template, 0) when there is none."""

@@ -45,6 +45,26 @@ def _validate_attention(model):
             "model.attention.hard.reinforce_weight and entropy_weight must be >= 0")
 
 
+def _validate_final_parameters(config):
+    """train.best_metric, patience and average_last (training/selection.py)."""
+    train = config.train
+    if train.best_metric:
+        choice(train.best_metric, get_task(config.task.name).selection_metrics(config),
+               "train.best_metric")
+    require(train.patience >= 0, f"train.patience must be >= 0, got {train.patience}")
+    require(not train.patience or train.best_metric,
+            "train.patience stops training when train.best_metric stops improving: set "
+            "train.best_metric too (e.g. eval/bleu/validation)")
+    saved = -(-train.num_steps // train.checkpoint_every)  # checkpoints a run writes
+    require(0 <= train.average_last <= saved,
+            f"train.average_last must be in [0, {saved}] (the checkpoints a run of "
+            f"train.num_steps={train.num_steps} writes every train.checkpoint_every="
+            f"{train.checkpoint_every}), got {train.average_last}")
+    require(not (train.average_last and train.best_metric),
+            "train.average_last and train.best_metric each choose the final parameters: "
+            "set one of them")
+
+
 def validate(config):
     """Raise ConfigError naming the field, the value and what is allowed."""
     task, model, train = config.task, config.model, config.train
@@ -79,6 +99,7 @@ def validate(config):
         require(train[field] >= 1, f"train.{field} must be >= 1, got {train[field]}")
     require(train.learning_rate > 0, f"train.learning_rate must be > 0, got {train.learning_rate}")
     require(train.grad_clip_norm > 0, f"train.grad_clip_norm must be > 0, got {train.grad_clip_norm}")
+    _validate_final_parameters(config)
     require(0.0 <= train.label_smoothing < 1.0,
             f"train.label_smoothing must be in [0, 1), got {train.label_smoothing}")
     require(0 <= train.warmup_steps < train.num_steps,

@@ -53,6 +53,9 @@ ADDED_FIELDS = {
     "task.batch_tokens": 0,
     "task.subword_alpha": 0.0,
     "task.subword_nbest": 64,
+    "train.best_metric": "",
+    "train.patience": 0,
+    "train.average_last": 0,
 }
 
 

@@ -113,6 +113,11 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.gradient_batches = 0
     train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
+    # The parameters the final evaluation uses: '' the last; a held-out metric (e.g.
+    # eval/bleu/validation; lowest wins for a loss) the best so far at an evaluation.
+    train.best_metric = ""
+    train.patience = 0  # > 0 (with best_metric): stop after this many evaluations without improvement
+    train.average_last = 0  # > 0: the mean of the last this many checkpoints instead (not with best_metric)
     train.num_heatmaps = 4  # held-out examples drawn as attention heat maps
 
     FAMILIES[family].defaults(config)

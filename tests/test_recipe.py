@@ -106,3 +106,79 @@ def test_token_dropout_zeroes_whole_tokens_in_training_only(family):
     assert set(np.unique(per_token)) <= {0.0, 2.0}
     assert np.all(per_token.min(-1) == per_token.max(-1))
     assert 60 < (per_token[:, 0] == 0).sum() < 140
+
+
+def _evaluations(workdir, metric):
+    import json
+    from pathlib import Path
+    rows = [json.loads(line) for line in Path(workdir, "metrics.jsonl").read_text().splitlines()]
+    return {r["step"]: r[metric] for r in rows if metric in r}
+
+
+def test_the_best_checkpoint_is_the_one_evaluated(tmp_path):
+    """best_metric: the final evaluation uses the parameters of the best logged
+    evaluation, so its held-out metrics are exactly that evaluation's."""
+    from attention_research.training.loop import train
+    from tests.conftest import tiny_config
+    config = tiny_config(task="reverse")
+    config.train.update(num_steps=40, eval_every=10, checkpoint_every=20,
+                        best_metric="eval/loss/len5-6")
+    summary = train(config, tmp_path / "run", progress=False)
+    losses = _evaluations(tmp_path / "run", "eval/loss/len5-6")
+    best_step = min(losses, key=losses.get)
+    member = summary["members"][0]
+    assert member["selected"] == {"metric": "eval/loss/len5-6", "step": best_step,
+                                  "value": pytest.approx(losses[best_step])}
+    assert member["final"]["eval/loss/len5-6"] == pytest.approx(losses[best_step], rel=1e-6)
+    if best_step != 40:  # the last evaluation is not what was kept
+        assert member["final"]["eval/loss/len5-6"] != pytest.approx(losses[40], rel=1e-6)
+
+
+def test_early_stopping_stops_and_stays_stopped(tmp_path):
+    """No improvement for `patience` evaluations: training stops there, and a rerun on
+    the same directory resumes into the same stop."""
+    from attention_research.training.loop import train
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.train.update(num_steps=40, eval_every=10, checkpoint_every=20, eval_at_start=True,
+                        learning_rate=1e-12, best_metric="eval/seq_acc/len1-4", patience=1)
+    summary = train(config, tmp_path / "run", progress=False)
+    assert summary["steps"] == 10 and summary["stopped_early"]
+    assert summary["members"][0]["selected"]["step"] == 0
+    again = train(config, tmp_path / "run", progress=False)
+    assert again["steps"] == 10 and again["members"][0]["final"] == \
+        summary["members"][0]["final"]
+
+
+def test_checkpoint_averaging_takes_the_mean_of_the_last_checkpoints(tmp_path):
+    import jax.numpy as jnp
+    from attention_research.checkpoints import Checkpoints
+    from attention_research.training.selection import average_parameters
+    from attention_research.training.state import TrainState
+    def state(value):
+        return TrainState(step=jnp.array([value], jnp.int32),
+                          params={"w": jnp.full((1, 3), float(value))}, opt_state=(),
+                          seed=jnp.array([0]), signal_state={},
+                          failed_step=jnp.array([0]), failure=jnp.array([0]))
+    checkpoints = Checkpoints(tmp_path / "checkpoints", max_to_keep=3)
+    for step in (10, 20, 30):
+        checkpoints.save(step, state(step))
+        checkpoints.check()
+    params, steps = average_parameters(checkpoints, state(0), 2)
+    checkpoints.close()
+    assert steps == [20, 30]
+    np.testing.assert_allclose(np.asarray(params["w"]), 25.0)
+
+
+def test_bad_selection_settings_are_refused_with_the_choices():
+    from attention_research.config_checks import ConfigError, validate
+    from tests.conftest import tiny_config
+    for fields, message in (({"best_metric": "eval/bleu/validation"}, "valid choices: eval/"),
+                            ({"patience": 2}, "set train.best_metric too"),
+                            ({"average_last": 9}, r"must be in \[0, 2\]"),
+                            ({"average_last": 2, "best_metric": "eval/loss/len1-4"},
+                             "set one of them")):
+        config = tiny_config()
+        config.train.update(**fields)
+        with pytest.raises(ConfigError, match=message):
+            validate(config)

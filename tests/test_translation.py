@@ -239,6 +239,27 @@ def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, 
     assert strip(again) == strip(records)
 
 
+def test_the_small_data_recipe_trains_end_to_end(corpus_and_tokens, tmp_path):
+    """Label smoothing, three-way tying, token dropout, subword sampling, token-based
+    batches and the best checkpoint by validation BLEU, together in one tiny run: the
+    test split is translated with the parameters of the best validation BLEU."""
+    from attention_research.training.loop import train
+    from tests.conftest import tiny_translation_config
+    corpus, _, _ = corpus_and_tokens
+    config = tiny_translation_config(corpus.data_dir.parents[1])
+    config.train.update(label_smoothing=0.1, best_metric="eval/bleu/validation")
+    config.model.update(tie_embeddings="all", token_dropout=0.1)
+    config.task.update(subword_alpha=0.5, subword_nbest=4, batch_tokens=96)
+    summary = train(config, tmp_path / "run", progress=False)
+    records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
+    bleu = {r["step"]: r["eval/bleu/validation"] for r in records
+            if "eval/bleu/validation" in r}
+    member = summary["members"][0]
+    assert member["selected"]["step"] == max(bleu, key=lambda s: (bleu[s], -s))
+    assert member["final"]["eval/bleu/validation"] == pytest.approx(max(bleu.values()))
+    assert "test/bleu" in member["final"]
+
+
 def test_paired_bootstrap_and_the_significance_table(tmp_path):
     from types import SimpleNamespace
     rng = np.random.default_rng(0)

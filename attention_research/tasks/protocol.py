@@ -50,6 +50,11 @@ class Task(Protocol):
     def validate(cls, config) -> None:
         """Raise ``errors.ConfigError`` naming the field for impossible task settings."""
 
+    @classmethod
+    def selection_metrics(cls, config) -> tuple[str, ...]:
+        """The held-out metrics (keys of an evaluation's 'metrics') by which
+        ``train.best_metric`` may pick the parameters the final evaluation uses."""
+
     @staticmethod
     def write_sweep_report(workdir, members, summaries, elapsed_s: float) -> None:
         """summary.md, summary.csv and plots comparing a sweep's members."""

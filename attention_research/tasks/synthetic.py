@@ -89,6 +89,15 @@ class SymbolTask:
         require(task.eval_batch_size >= 1,
                 f"task.eval_batch_size must be >= 1, got {task.eval_batch_size}")
 
+    @classmethod
+    def selection_metrics(cls, config) -> tuple[str, ...]:
+        """The held-out metrics ``train.best_metric`` may name: per length range."""
+        task = config.task
+        ranges = evaluation.length_ranges(task.train_max_length, task.eval_max_length,
+                                          task.eval_range_ends)
+        return tuple(f"eval/{metric}/{name}" for name, _, _ in ranges
+                     for metric in ("seq_acc", "token_acc", "loss"))
+
     # Batches -----------------------------------------------------------------------
 
     def __init__(self, config, seeds=(), verbose: bool = False):

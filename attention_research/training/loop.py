@@ -39,6 +39,7 @@ from attention_research.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
 from attention_research.training import health
 from attention_research.training.mesh import Placement, fetch, make_mesh
+from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
     create_train_state, make_optimizer, member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
@@ -83,6 +84,8 @@ class Cohort:
         self.train_call = make_train_call(self.model, self.tx, config, self.placement,
                                           sample_batch=self.task.sample_batch)
         self.evaluate = self.task.make_evaluation(self.model, self.placement)
+        self.selection = None  # BestParameters with train.best_metric (set by resume)
+        self.final_choice = [{} for _ in configs]  # how each member's final params were chosen
         self.gradient_statistics = None
         if config.train.gradient_batches:
             self.gradient_statistics = make_gradient_statistics(
@@ -97,7 +100,15 @@ class Cohort:
                                   self.signal)
 
     def resume(self, checkpoints: Checkpoints):
-        state, step = checkpoints.restore_latest(self.initial_state())
+        template = self.initial_state()
+        train = self.config.train
+        if train.best_metric:  # the best parameters so far ride along in every checkpoint
+            self.selection = BestParameters(train.best_metric, train.patience,
+                                            train.eval_every, template.params)
+            (state, self.selection.state), step = checkpoints.restore_latest(
+                (template, self.selection.state))
+        else:
+            state, step = checkpoints.restore_latest(template)
         self.last_checkpoint = step or None
         kept = [workdir.resume_at(step) for workdir in self.workdirs]
         for records, monitor in zip(kept, self.monitors):
@@ -180,8 +191,17 @@ class Cohort:
             first_row = first_row or row
         return alive, first_row
 
+    def checkpointed(self, state):
+        """What a checkpoint holds: the train state, and the best parameters if kept."""
+        return state if self.selection is None else (state, self.selection.state)
+
+    def stopped_early(self, step: int) -> bool:
+        return self.selection is not None and self.selection.exhausted(step, self.healthy)
+
     def run_eval(self, step, state, log=True):
         results = self.evaluate(state.params)
+        if log and self.selection is not None:
+            self.selection.update(step, state.params, results, self.healthy)
         if self.gradient_statistics is not None:
             gradients = fetch(self.gradient_statistics(state))
             for member, result in enumerate(results):
@@ -199,7 +219,8 @@ class Cohort:
         entry = {"member": member, "seed": config.seed,
                  "learning_rate": config.train.learning_rate, "final": {}}
         if final is not None:
-            entry.update(final=({**final.log, **result["metrics"]}), **final.member)
+            entry.update(final=({**final.log, **result["metrics"]}), **final.member,
+                         **self.final_choice[member])
         return {
             "name": config.name, "description": describe(config), "task": self.task.name,
             "status": status, **({"failure": self.failures[member]} if status == "failed"
@@ -210,17 +231,36 @@ class Cohort:
                         "mesh": dict(self.placement.mesh.shape),
                         "members_sharded": self.placement.member_axis is not None},
             "warnings": self.monitors[member].warnings,
+            **({"stopped_early": step < config.train.num_steps and status == "finished"}
+               if config.train.patience else {}),
             **(final.summary if final is not None else {}),
             "members": [entry]}
 
-    def finish(self, step, state, results):
+    def final_parameters(self, step, state, checkpoints, results):
+        """The parameters the final evaluation uses, and their held-out results: the
+        last, the best by ``train.best_metric``, or the mean of the last
+        ``train.average_last`` checkpoints (``selection.py``)."""
+        train = self.config.train
+        if self.selection is not None:
+            params = self.selection.state["params"]
+            self.final_choice = [{"selected": self.selection.describe(m)}
+                                 for m in range(len(self.configs))]
+        elif train.average_last:
+            params, steps = average_parameters(checkpoints, self.initial_state(),
+                                               train.average_last)
+            self.final_choice = [{"averaged_steps": steps} for _ in self.configs]
+        else:
+            return state.params, results
+        return params, self.evaluate(params)
+
+    def finish(self, step, params, results):
         """The task's final evaluation and plots, learning curves, summary.json.
 
         A failed member's directory takes no more writes (``check_health``): it keeps
         its failure summary, and no plot is made of its frozen parameters."""
         runs = [Run(config, workdir, describe(config))
                 for config, workdir in zip(self.configs, self.workdirs)]
-        finals = self.task.finish(state.params, results, runs, step)
+        finals = self.task.finish(params, results, runs, step)
         summaries = []
         for member, (run, result, final) in enumerate(zip(runs, results, finals)):
             if not self.healthy(member):
@@ -264,7 +304,9 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
         cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
         for config, workdir in zip(configs, cohort.workdirs):
             workdir.check_or_write_config(config)
-        checkpoints = Checkpoints(checkpoint_dir)
+        # Averaging needs the last k checkpoints on disk.
+        checkpoints = Checkpoints(checkpoint_dir,
+                                  max_to_keep=max(2, configs[0].train.average_last))
         try:
             return _train(cohort, checkpoints, hooks, progress)
         finally:
@@ -294,7 +336,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
         if step == 0 and train_config.eval_at_start:
             cohort.run_eval(0, state)
         pending, last_log_time = [], time.time()
-        while alive and step < train_config.num_steps:
+        while alive and step < train_config.num_steps and not cohort.stopped_early(step):
             call_inputs = next(inputs)
             if train_call is None:
                 train_call = cohort.compile_train_call(state, call_inputs, progress)
@@ -324,11 +366,17 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 if progress and cohort.is_writer:
                     bar.write(line)
                 last_log_time = time.time()  # evaluation time is not training throughput
-            if at(train_config.checkpoint_every):
-                checkpoints.save(step, state)
+            # Stopping early saves where it stops, so a resumed run stays stopped.
+            stop = cohort.stopped_early(step)
+            if at(train_config.checkpoint_every) or stop:
+                checkpoints.save(step, cohort.checkpointed(state))
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
+            if stop and progress and cohort.is_writer:
+                bar.write(f"step {step}: no member has improved "
+                          f"{train_config.best_metric} for {train_config.patience} "
+                          "evaluations; stopping early")
         checkpoints.check()  # the last save, too, must have succeeded
     finally:
         bar.close()  # before an error is printed, so it is not drawn over
@@ -336,7 +384,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
         return cohort.failed_summaries()
     if results is None:  # resumed a finished run: evaluate again, already logged
         results = cohort.run_eval(step, state, log=False)
-    return cohort.finish(step, state, results)
+    params, results = cohort.final_parameters(step, state, checkpoints, results)
+    return cohort.finish(step, params, results)
 
 
 def train(config, workdir, **kwargs) -> dict:

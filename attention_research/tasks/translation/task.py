@@ -106,6 +106,12 @@ class Translation:
                 f"over the l best segmentations, reproducibly; SentencePiece's whole-lattice "
                 f"sampling, -1, cannot be replayed on resume), got {task.subword_nbest}")
 
+    @classmethod
+    def selection_metrics(cls, config) -> tuple[str, ...]:
+        """The held-out metrics ``train.best_metric`` may name (the validation split's)."""
+        return tuple(f"eval/{metric}/validation" for metric in ("bleu", "chrf", "loss",
+                                                                 "token_acc"))
+
     def __init__(self, config, seeds, verbose: bool = False):
         self.config, self.seeds = config, list(seeds)
         task = config.task
