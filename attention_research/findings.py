@@ -83,7 +83,7 @@ def finished_members(rows, settings, seeds: int) -> int:
                for s in settings)
 
 
-def _member_files(results, setting: str, name: str) -> list[Path]:
+def member_files(results, setting: str, name: str) -> list[Path]:
     """Each recorded member's ``name`` file of ``setting``, in order of seed."""
     return sorted((Path(results) / "members").glob(f"{setting}_seed-*/{name}"),
                   key=lambda p: int(p.parent.name.rsplit("-", 1)[1]))
@@ -93,7 +93,7 @@ def member_values(results, setting: str, key: str, step: int) -> list:
     """``key`` at ``step`` in each recorded member of ``setting`` (its metrics.jsonl),
     in order of seed: for what summary.csv does not hold, e.g. a metric at step 0."""
     values = []
-    for path in _member_files(results, setting, "metrics.jsonl"):
+    for path in member_files(results, setting, "metrics.jsonl"):
         found = [r[key] for r in map(json.loads, path.read_text().splitlines())
                  if r.get("step") == step and r.get(key) is not None]
         values.append(found[0] if found else None)
@@ -103,7 +103,7 @@ def member_values(results, setting: str, key: str, step: int) -> list:
 def member_finals(results, setting: str) -> list[dict]:
     """The final results (summary.json's ``members[0]``) of each finished recorded member
     of ``setting``, in order of seed: e.g. its ``seq_acc_by_length``."""
-    summaries = [json.loads(p.read_text()) for p in _member_files(results, setting,
+    summaries = [json.loads(p.read_text()) for p in member_files(results, setting,
                                                                      "summary.json")]
     return [s["members"][0] for s in summaries if s.get("status") == "finished"]
 

@@ -7,6 +7,7 @@ metrics.jsonl or summary.json), with values made to differ by a known amount."""
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from attention_research import findings
@@ -155,3 +156,58 @@ def test_score_scaling_training_verdict(tmp_path, dot_at_16, dot_at_1024, expect
     assert _verdicts(ss, tmp_path) == {"dot-slows-training-at-large-d": "pending"}
     _write_report(tmp_path, rows)
     assert _verdicts(ss, tmp_path) == {"dot-slows-training-at-large-d": expected}
+
+
+# --- luong_table4 ------------------------------------------------------------------
+
+def _luong_record(results, quality, seeds=(0, 1, 2)):
+    """quality: {setting: words dropped from the end of each reference}; fewer is better."""
+    lt = EXPERIMENTS["luong_table4"]
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat ran on under mat rug today now big small red".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 120)]
+    rows = []
+    for setting, dropped in quality.items():
+        for seed in seeds:
+            # Seeds differ a little: each drops one more word from a few sentences.
+            hypotheses = [" ".join(r.split()[:len(r.split()) - dropped - (i % 7 == seed)])
+                          for i, r in enumerate(references)]
+            directory = results / "members" / f"{setting}_seed-{seed}"
+            (directory / "translations").mkdir(parents=True)
+            (directory / "summary.json").write_text(json.dumps({"status": "finished"}))
+            (directory / "translations" / "test.hypothesis.txt").write_text(
+                "\n".join(hypotheses) + "\n")
+            (directory / "translations" / "test.reference.txt").write_text(
+                "\n".join(references) + "\n")
+            rows.append({"setting": setting, "seed": seed, "status": "finished",
+                         "test/bleu": 50.0 - 5 * dropped + 0.1 * seed})
+    _write_report(results, rows)
+    assert set(quality) == set(lt.PAPER)
+
+
+LUONG_KEYS = ["luong-global-dot-vs-general", "luong-local-general-vs-dot",
+              "luong-local-p-general-best"]
+
+
+@pytest.mark.parametrize("as_luong, expected", [(True, "reproduced"),
+                                                (False, "not reproduced")])
+def test_luong_table4_verdicts_follow_the_paired_bootstrap(tmp_path, as_luong, expected):
+    lt = EXPERIMENTS["luong_table4"]
+    # Luong's order: local-p general best; dot over general globally; general over
+    # dot locally. Reversed: every one of those the other way round.
+    order = ["score-general_alignment-local_p", "score-dot", "score-general_alignment-local_m",
+             "score-dot_alignment-local_p", "score-general", "score-dot_alignment-local_m",
+             "score-location", "score-additive"]
+    quality = {s: rank if as_luong else len(order) - 1 - rank for rank, s in enumerate(order)}
+    _luong_record(tmp_path / "luong_table4", quality)
+    verdicts = _verdicts(lt, tmp_path / "luong_table4")
+    assert verdicts["location-aligns-poorly"] == "pending"  # no compare_attention here
+    assert [verdicts[k] for k in LUONG_KEYS] == [expected] * 3
+
+
+def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
+    lt = EXPERIMENTS["luong_table4"]
+    _luong_record(tmp_path / "partial", {s: 0 for s in lt.PAPER}, seeds=(0, 1))
+    assert {_verdicts(lt, tmp_path / "partial")[k] for k in LUONG_KEYS} == {"pending"}
+    _luong_record(tmp_path / "tied", {s: 0 for s in lt.PAPER})
+    assert {_verdicts(lt, tmp_path / "tied")[k] for k in LUONG_KEYS} == {"inconclusive"}

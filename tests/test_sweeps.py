@@ -153,7 +153,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (14, 14), "local_attention": (3, 3),
                 "hard_vs_soft": (50, 10), "transformer_scores": (3, 3),
-                "translation_de_en": (8, 8), "translation_recipe": (10, 5)}
+                "translation_de_en": (8, 8), "translation_recipe": (10, 5),
+                "luong_table4": (24, 8)}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))
     for name, (num_members, num_cohorts) in expected.items():
         spec = importlib.util.spec_from_file_location(name, root / "experiments" / f"{name}.py")

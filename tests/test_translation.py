@@ -260,6 +260,28 @@ def test_the_small_data_recipe_trains_end_to_end(corpus_and_tokens, tmp_path):
     assert "test/bleu" in member["final"]
 
 
+def test_settings_of_several_seeds_compare_by_paired_bootstrap():
+    """Summed sentence statistics give sacrebleu's corpus BLEU; the settings' difference
+    is that of their seed-mean BLEU; a clear gap has a small p, none has p = 1."""
+    import sacrebleu
+    rng = np.random.default_rng(1)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(4, 12, 80)]
+    drop = lambda k: [" ".join(r.split()[:len(r.split()) - k]) for r in references]
+    statistics = metrics.sentence_statistics(drop(1), references)
+    assert metrics.bleu_from_statistics(statistics.sum(0)) == pytest.approx(
+        sacrebleu.corpus_bleu(drop(1), [references]).score)
+    systems = {"good": [drop(0), drop(1)], "poor": [drop(2), drop(3)], "twin": [drop(0), drop(1)]}
+    result = metrics.compare_settings(systems, references, [("good", "poor"), ("good", "twin")],
+                                      n_samples=300)
+    bleu = lambda hyps: sacrebleu.corpus_bleu(hyps, [references]).score
+    expected = (bleu(drop(0)) + bleu(drop(1))) / 2 - (bleu(drop(2)) + bleu(drop(3))) / 2
+    gap = result[("good", "poor")]
+    assert gap["difference"] == pytest.approx(expected)
+    assert gap["low"] > 0 and gap["p"] < 0.01
+    assert result[("good", "twin")]["difference"] == 0 and result[("good", "twin")]["p"] == 1
+
+
 def test_paired_bootstrap_and_the_significance_table(tmp_path):
     from types import SimpleNamespace
     rng = np.random.default_rng(0)

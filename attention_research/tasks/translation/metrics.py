@@ -68,3 +68,57 @@ def paired_bootstrap(systems: dict[str, Sequence[str]], references: Sequence[str
     _, results = test()
     return {name: {"bleu": r.score, "mean": r.mean, "ci": r.ci, "p_value": r.p_value}
             for name, r in zip(results["System"], results["BLEU"])}
+
+
+def sentence_statistics(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """[N, 10] BLEU sufficient statistics per sentence: matched and total n-grams for
+    n = 1…4, hypothesis and reference length. Sums over any subset give that subset's
+    corpus BLEU (``bleu_from_statistics``) without re-tokenising."""
+    rows = []
+    for hypothesis, reference in zip(hypotheses, references):
+        score = sacrebleu.sentence_bleu(hypothesis, [reference])
+        rows.append([*score.counts, *score.totals, score.sys_len, score.ref_len])
+    return np.asarray(rows, np.int64).reshape(-1, 10)
+
+
+def bleu_from_statistics(total: np.ndarray) -> float:
+    """Corpus BLEU of summed statistics, as ``sacrebleu.corpus_bleu`` computes it."""
+    total = [int(x) for x in total]
+    return BLEU.compute_bleu(total[:4], total[4:8], total[8], total[9],
+                             smooth_method="exp").score
+
+
+def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
+                     pairs: Sequence[tuple[str, str]], n_samples: int = 1000,
+                     seed: int = 12345) -> dict:
+    """Paired bootstrap (Koehn 2004) between settings of several seeds each.
+
+    ``systems``: {setting: [hypotheses of each seed]}. A setting's score is the mean
+    over its seeds of corpus BLEU; every resample of the sentences (the same for every
+    system) gives each setting that mean, and for each pair (a, b) the difference
+    a − b. Returns {(a, b): {'difference': observed, 'low', 'high': its 95% percentile
+    interval, 'p': two-sided p-value}}, p = (1 + #{|d* − mean d*| ≥ |d|}) / (1 + B),
+    the centred test sacrebleu's paired bootstrap uses. Seeds are not resampled: the
+    spread between seeds is Welch's test's part (``stats.welch`` over seeds).
+    """
+    count = len(references)
+    rng = np.random.default_rng(seed)
+    # How often each sentence is drawn in each resample: sums become one matmul.
+    draws = np.stack([np.bincount(rng.integers(0, count, count), minlength=count)
+                      for _ in range(n_samples)])
+    observed, resampled = {}, {}
+    for setting in {name for pair in pairs for name in pair}:
+        per_seed = [sentence_statistics(h, references) for h in systems[setting]]
+        observed[setting] = np.mean([bleu_from_statistics(s.sum(0)) for s in per_seed])
+        resampled[setting] = np.mean(
+            [[bleu_from_statistics(row) for row in draws @ s] for s in per_seed], axis=0)
+    results = {}
+    for a, b in pairs:
+        difference = observed[a] - observed[b]
+        samples = resampled[a] - resampled[b]
+        extreme = np.abs(samples - samples.mean()) >= abs(difference)
+        results[(a, b)] = {"difference": float(difference),
+                           "low": float(np.percentile(samples, 2.5)),
+                           "high": float(np.percentile(samples, 97.5)),
+                           "p": float((1 + extreme.sum()) / (1 + n_samples))}
+    return results
