@@ -1,5 +1,5 @@
 """The Transformer with scaled_dot (Vaswani et al. 2017) vs additive vs dot scores in
-every self- and cross-attention, on reverse, one seed: lengths 1-25 seen in training,
+every self- and cross-attention, on reverse, 5 seeds: lengths 1-25 seen in training,
 26-50 longer.
 
     python launch.py --config=experiments/transformer_scores.py
@@ -18,4 +18,6 @@ def get_config(arg=None):
 
 
 def get_sweep():
-    return sweeps.axis("config.model.attention.score", ["scaled_dot", "additive", "dot"])
+    return sweeps.product(sweeps.axis("config.model.attention.score",
+                                      ["scaled_dot", "additive", "dot"]),
+                          sweeps.axis("config.seed", [0, 1, 2, 3, 4]))

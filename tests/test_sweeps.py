@@ -148,11 +148,11 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (108, 36), "length_generalization": (50, 10),
+    expected = {"compare_attention": (180, 36), "length_generalization": (50, 10),
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
-                "formulations_check": (14, 14), "local_attention": (3, 3),
-                "hard_vs_soft": (50, 10), "transformer_scores": (3, 3),
+                "formulations_check": (70, 14), "local_attention": (9, 3),
+                "hard_vs_soft": (50, 10), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8)}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))
@@ -235,8 +235,8 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
 
 
 def test_a_sweep_file_runs_tiny_through_launch(tmp_path):
-    """Any experiment takes the tiny argument: here local_attention, three members end to
-    end."""
+    """Any experiment takes the tiny argument: here local_attention, three settings of
+    three seeds end to end."""
     import subprocess
     import sys
     from pathlib import Path
@@ -245,6 +245,6 @@ def test_a_sweep_file_runs_tiny_through_launch(tmp_path):
                            f"--workdir={tmp_path}"], cwd=root, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "sweep: 3 members in 3 cohort(s)" in done.stdout
+    assert "sweep: 9 members in 3 cohort(s)" in done.stdout
     for setting in ("alignment-global", "alignment-local_m", "alignment-local_p"):
-        assert f"| {setting} | 1 |" in done.stdout
+        assert f"| {setting} | 3 |" in done.stdout
