@@ -22,6 +22,7 @@ def _validate_attention(model):
     score = attention.ALIASES.get(attn.score, attn.score)
     choice(score, [*attention.SCORES, attention.NO_ATTENTION], "model.attention.score")
     choice(attn.alignment, attention.ALIGNMENTS, "model.attention.alignment")
+    choice(attn.normalizer, attention.NORMALIZERS, "model.attention.normalizer")
     require(attn.dim >= 1, f"model.attention.dim must be >= 1, got {attn.dim}")
     require(attn.window >= 1, f"model.attention.window (D) must be >= 1, got {attn.window}")
     require(attn.num_heads >= 1, f"model.attention.num_heads must be >= 1, got {attn.num_heads}")

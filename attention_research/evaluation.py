@@ -41,6 +41,8 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
             metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
                                                        stats["align_steps"][rows].sum())
             metrics[f"eval/attn_entropy/{name}"] = _ratio(stats["entropy"][rows].sum(), count)
+            metrics[f"eval/attn_zero_share/{name}"] = _ratio(stats["zero_share"][rows].sum(),
+                                                             count)
     return metrics
 
 

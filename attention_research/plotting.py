@@ -86,7 +86,8 @@ def token_labels(tokens):
 
 
 def attention_heatmaps(path, examples, title: str, labels=None):
-    """Heat maps of held-out examples: source on x, decoded target on y, a colour bar each.
+    """Heat maps of held-out examples: source on x, decoded target on y, a colour bar
+    each; weights that are exactly 0 are white, and their share is in the title.
 
     ``examples``: dicts with 'source', 'output' (token arrays, padding included),
     'weights' [T, S] and 'correct' (bool, or None when there is no single right
@@ -106,8 +107,14 @@ def attention_heatmaps(path, examples, title: str, labels=None):
         if EOS in output:
             output = output[:output.index(EOS) + 1]
         output = [t for t in output if t != PAD]
-        weights = example["weights"][:len(output), :len(source)]
-        image = ax.imshow(weights, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+        weights = np.asarray(example["weights"][:len(output), :len(source)])
+        # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
+        # white, apart from small ones, and counted in the title.
+        zeros = weights == 0
+        colours = plt.get_cmap("viridis").copy()
+        colours.set_bad("white")
+        image = ax.imshow(np.ma.masked_where(zeros, weights), cmap=colours, vmin=0.0,
+                          vmax=1.0, aspect="auto")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         small = 6 if len(source) > 30 else 8
         ax.set_xticks(range(len(source)), names(source), fontsize=small, rotation=90)
@@ -115,7 +122,8 @@ def attention_heatmaps(path, examples, title: str, labels=None):
         ax.set_xlabel("source")
         ax.set_ylabel("output")
         verdict = {True: " (correct)", False: " (wrong)", None: ""}[example["correct"]]
-        ax.set_title(f"length {len(source)}{verdict}", fontsize=10)
+        share = f", {zeros.mean():.0%} exact zeros (white)" if zeros.any() else ""
+        ax.set_title(f"length {len(source)}{verdict}{share}", fontsize=10)
     for ax in list(axes.flat)[len(examples):]:
         ax.axis("off")
     save(fig, path, title)

@@ -56,6 +56,7 @@ ADDED_FIELDS = {
     "train.best_metric": "",
     "train.patience": 0,
     "train.average_last": 0,
+    "model.attention.normalizer": "softmax",
 }
 
 

@@ -78,6 +78,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     model.attention = attention = ml_collections.ConfigDict()
     attention.score = "additive"  # a registered score (dot, scaled_dot, general, additive, …) or none
     attention.alignment = "global"  # a registered alignment: global | local_m | local_p | hard
+    attention.normalizer = "softmax"  # scores -> weights: softmax | sparsemax | entmax15
     attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a) and of local_p's W_p
     attention.window = 10  # D: local windows span [p_t - D, p_t + D]; local_p's sigma = D/2
     attention.num_heads = 1  # > 1: multi-head attention over the score (heads split hidden_size)

@@ -23,6 +23,8 @@ FORMULATIONS = (
      ("additive", "dot", "scaled_dot", "general", "location", "cosine", "none")]
     + [{SCORE: "additive", "config.model.attention.alignment": alignment}
        for alignment in ("local_m", "local_p", "hard")]
+    + [{SCORE: "additive", "config.model.attention.normalizer": normalizer}
+       for normalizer in ("sparsemax", "entmax15")]
     + [{SCORE: "scaled_dot", "config.model.attention.num_heads": 4},
        {"config.model.family": "transformer", SCORE: "scaled_dot",
         "config.model.attention.num_heads": 4, "config.model.num_layers": 2}])

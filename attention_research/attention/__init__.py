@@ -1,6 +1,7 @@
 """Attention formulations, picked by name from a config.
 
-A formulation is a score (how q and k_s compare) with an alignment (how scores
+A formulation is a score (how q and k_s compare) with an alignment (which
+positions, and how) and a normalizer (softmax, sparsemax or 1.5-entmax: how scores
 become weights), optionally split into heads. Both are registered with their
 properties in ``registry.py``; adding a score is one class in ``scores.py`` with
 its ``@register_score`` line, one config file in ``configs/`` and one test in
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 from attention_research.attention.attention import (
     Attention, Memory, MultiHeadAttention, NoAttention, entropy, gaussian_weighting,
-    masked_softmax, window_mask)
+    window_mask)
+from attention_research.attention.normalizers import NORMALIZERS, masked_softmax
 from attention_research.attention.registry import (
     ALIASES, ALIGNMENTS, NO_ATTENTION, SCORES, canonical_score, score_names,
     transformer_alignments, transformer_scores)
@@ -29,7 +31,8 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                    max_length: int, alignment: str = "global", window: int = 10,
                    soft_fraction: float = 0.0, soft_unit: str = "step",
                    num_heads: int = 1, projections: bool = False,
-                   head_dim: int = 0, fused: bool = False, name: str = "attention"):
+                   head_dim: int = 0, fused: bool = False, normalizer: str = "softmax",
+                   name: str = "attention"):
     """Build the attention module a config names.
 
     With ``num_heads > 1``, ``projections`` or ``head_dim > 0`` the score runs
@@ -53,9 +56,10 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
         if not head_dim and key_dim % num_heads:
             raise ValueError(f"{num_heads} heads must divide the key size {key_dim}")
         query_dim = key_dim = head_dim or key_dim // num_heads
-    if fused and not (multihead and score == "scaled_dot" and alignment == "global"):
+    if fused and not (multihead and score == "scaled_dot" and alignment == "global"
+                      and normalizer == "softmax"):
         raise ValueError("fused attention (jax.nn.dot_product_attention) computes multi-head "
-                         "scaled_dot global attention only")
+                         "scaled_dot global attention with softmax only")
     if SCORES[score].equal_sizes and query_dim != key_dim:
         raise ValueError(
             f"score {score!r} compares queries and keys directly, so they need the same "
@@ -64,7 +68,7 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                                     attention_dim=attention_dim, max_length=max_length)
     core = Attention(score_fn=score_fn, alignment=alignment, window=window,
                      predictor_dim=attention_dim, soft_fraction=soft_fraction,
-                     soft_unit=soft_unit,
+                     soft_unit=soft_unit, normalizer=normalizer,
                      name=None if multihead else name)
     if not multihead:
         return core
@@ -73,7 +77,8 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
 
 
 __all__ = [
-    "ALIASES", "ALIGNMENTS", "Attention", "Memory", "MultiHeadAttention", "NO_ATTENTION",
+    "ALIASES", "ALIGNMENTS", "Attention", "Memory", "MultiHeadAttention", "NORMALIZERS",
+    "NO_ATTENTION",
     "NoAttention", "SCORES", "canonical_score", "entropy", "gaussian_weighting",
     "make_attention", "masked_softmax", "score_names", "training_signal",
     "transformer_alignments", "transformer_scores", "window_mask",

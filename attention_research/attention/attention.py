@@ -10,6 +10,8 @@ Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
 
 * ``global`` — softmax over every valid source position (Luong Eq. 7).
 * ``local_m`` — softmax inside the window [p_t − D, p_t + D] with p_t = t.
+* (Any alignment may turn its scores into weights with sparsemax or 1.5-entmax
+  instead of softmax: ``normalizer``, see ``normalizers.py``.)
 * ``local_p`` — p_t = S · sigmoid(v_pᵀ tanh(W_p h_t)) (Luong Eq. 9); the
   in-window softmax times exp(−(s − p_t)² / 2σ²), σ = D/2 (Eq. 10). As in the
   paper the product is not renormalised, so these weights sum to at most 1.
@@ -40,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
+from attention_research.attention.normalizers import NORMALIZERS
 from attention_research.attention.registry import ALIGNMENTS, register_alignment
 from attention_research.attention.reinforce import Reinforce
 
@@ -59,18 +62,6 @@ class Memory(NamedTuple):
     features: Any  # the score's prepare(values): e.g. U_a h̄_s for additive
     mask: jnp.ndarray  # [B, S] True on real tokens
     summary: Optional[jnp.ndarray]  # [B, dv] final encoder state, the fixed context of `none`
-
-
-def masked_softmax(scores, mask):
-    """Softmax over the last axis restricted to ``mask``; masked entries are exactly 0.
-
-    ``mask`` broadcasts against ``scores``. A row with no valid position gets all
-    zeros rather than NaN.
-    """
-    big_negative = jnp.finfo(scores.dtype).min
-    scores = jnp.where(mask, scores, big_negative)
-    weights = nn.softmax(scores, axis=-1)
-    return jnp.where(mask, weights, 0.0)
 
 
 def entropy(weights):
@@ -100,11 +91,16 @@ class Attention(nn.Module):
     predictor_dim: int = 64  # width of W_p in local_p's position predictor
     soft_fraction: float = 0.0  # hard: share of steps that use the expected context
     soft_unit: str = "step"  # hard: draw soft_fraction per target "step" or per "sequence"
+    normalizer: str = "softmax"  # scores -> weights: softmax | sparsemax | entmax15
 
     def setup(self):
         if self.alignment not in ALIGNMENTS:
             raise ValueError(f"unknown alignment {self.alignment!r}; "
                              f"valid choices: {', '.join(ALIGNMENTS)}")
+        if self.normalizer not in NORMALIZERS:
+            raise ValueError(f"unknown normalizer {self.normalizer!r}; "
+                             f"valid choices: {', '.join(NORMALIZERS)}")
+        self.normalize = NORMALIZERS[self.normalizer]
         if self.alignment == "local_p":
             self.w_p = nn.Dense(self.predictor_dim, use_bias=False, name="W_p")
             self.v_p = nn.Dense(1, use_bias=False, name="v_p")
@@ -133,11 +129,11 @@ class Attention(nn.Module):
                 positions = jnp.broadcast_to(jnp.arange(queries.shape[1]), queries.shape[:2])
             centres = self.centres(queries, memory, positions)
             inside = valid & window_mask(centres, num_positions, self.window)
-            weights = masked_softmax(scores, inside)
+            weights = self.normalize(scores, inside)
             if self.alignment == "local_p":
                 weights = weights * gaussian_weighting(centres, num_positions, self.window / 2)
         else:
-            weights = masked_softmax(scores, valid)
+            weights = self.normalize(scores, valid)
         self.sow("intermediates", "attention_weights", weights)
         if self.alignment == "hard":
             return self._hard_context(weights, memory.values), weights

@@ -253,6 +253,9 @@ def validate(config):
     require(not model.fused_attention or model.attention.score == "scaled_dot",
             "model.fused_attention computes scaled_dot attention only; set "
             "model.attention.score=scaled_dot or model.fused_attention=False")
+    require(not model.fused_attention or model.attention.normalizer == "softmax",
+            "model.fused_attention computes a softmax only; set "
+            "model.attention.normalizer=softmax or model.fused_attention=False")
 
 
 def defaults(config):

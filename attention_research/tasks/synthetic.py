@@ -196,6 +196,12 @@ class SymbolTask:
                 # How spread attention is: entropy of each real target step's weights
                 # (multi-head: of the head-averaged weights).
                 stats["entropy"] = jnp.sum(entropy(weights) * real, axis=1)
+                # How sparse: the share of real source positions with weight exactly 0
+                # (sparsemax and entmax15 give exact zeros; softmax only by underflow).
+                source = (batch.source != PAD)[:, None, :]
+                zeros = jnp.sum((weights == 0) & source, -1) / jnp.maximum(
+                    jnp.sum(source, -1), 1)
+                stats["zero_share"] = jnp.sum(zeros * real, axis=1)
             tokens, greedy_weights = greedy_decode(model, params, batch.source,
                                                    batch.targets.shape[1])
             stats["exact"] = jnp.all((tokens == batch.targets) | ~real, axis=1)
