@@ -111,8 +111,7 @@ def attention_heatmaps(path, examples, title: str, labels=None):
         # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
         # white, apart from small ones, and counted in the title.
         zeros = weights == 0
-        colours = plt.get_cmap("viridis").copy()
-        colours.set_bad("white")
+        colours = plt.get_cmap("viridis").with_extremes(bad="white")
         image = ax.imshow(np.ma.masked_where(zeros, weights), cmap=colours, vmin=0.0,
                           vmax=1.0, aspect="auto")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
