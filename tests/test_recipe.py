@@ -35,8 +35,8 @@ def test_label_smoothing_changes_what_is_fitted_but_not_the_reported_loss():
     model = models.make_model(config, task.vocab_size, task.vocab_size)
     params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
     signal = training_signal(config.model.attention)
-    plain, (nll, *_) = make_loss(model, signal)(params, batch, {}, {})
-    smoothed, (same_nll, *_) = make_loss(model, signal, 0.2)(params, batch, {}, {})
+    plain, (nll, *_) = jax.jit(make_loss(model, signal))(params, batch, {}, {})
+    smoothed, (same_nll, *_) = jax.jit(make_loss(model, signal, 0.2))(params, batch, {}, {})
     assert float(plain) == pytest.approx(float(nll)) == pytest.approx(float(same_nll))
     assert float(smoothed) != pytest.approx(float(plain))
 
@@ -120,7 +120,7 @@ def test_the_best_checkpoint_is_the_one_evaluated(tmp_path):
     evaluation, so its held-out metrics are exactly that evaluation's."""
     from attention_research.training.loop import train
     from tests.conftest import tiny_config
-    config = tiny_config(task="reverse")
+    config = tiny_config()
     config.train.update(num_steps=40, eval_every=10, checkpoint_every=20,
                         best_metric="eval/loss/len5-6")
     summary = train(config, tmp_path / "run", progress=False)
