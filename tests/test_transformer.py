@@ -68,6 +68,43 @@ def test_incremental_decoding_equals_teacher_forcing_on_its_own_output(score):
         np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
 
 
+@pytest.mark.parametrize("positions", models.POSITIONS)
+def test_every_position_scheme_decodes_incrementally_as_it_teacher_forces(positions):
+    """The cache, the offsets and ALiBi's per-step bias agree with the full pass."""
+    model, params, batch = _setup("scaled_dot", seed=3, positions=positions)
+    tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 7))(params, batch.source)
+    inputs = jnp.concatenate([jnp.full((4, 1), data.BOS), tokens[:, :-1]], axis=1)
+    logits, forced_weights = model.apply({"params": params}, batch.source, inputs)
+    forced = np.asarray(jnp.argmax(logits.at[..., :data.EOS].set(-jnp.inf), -1))
+    for row in range(4):
+        row_tokens = list(np.asarray(tokens[row]))
+        stop = row_tokens.index(data.EOS) + 1 if data.EOS in row_tokens else 7
+        np.testing.assert_array_equal(np.asarray(tokens)[row, :stop], forced[row, :stop])
+        np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
+    # Causal: a future target token changes no earlier output, in every scheme.
+    logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+    changed, _ = model.apply({"params": params}, batch.source,
+                             batch.target_inputs.at[:, 4].set(5))
+    np.testing.assert_allclose(changed[:, :4], logits[:, :4], atol=1e-6)
+
+
+def test_alibi_penalises_distance_with_one_slope_per_head():
+    from attention_research.models.transformer import alibi_bias, alibi_slopes
+    np.testing.assert_allclose(alibi_slopes(8), [2.0 ** -k for k in range(1, 9)])
+    bias = np.asarray(alibi_bias(4, jnp.arange(3), jnp.arange(5)))
+    expected = -np.array([0.25, 1 / 16, 1 / 64, 1 / 256])[:, None, None] * np.abs(
+        np.arange(3)[:, None] - np.arange(5)[None, :])
+    np.testing.assert_allclose(bias, expected, rtol=1e-6)
+    # The decoder has no position table: its order comes from the bias alone. Without
+    # the bias (nope) the same parameters give other outputs.
+    model, params, batch = _setup(positions="alibi")
+    nope = _model(positions="nope")
+    logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+    without, _ = nope.apply({"params": params}, batch.source, batch.target_inputs)
+    assert not np.allclose(logits[:, 1:], without[:, 1:], atol=1e-4)
+    np.testing.assert_allclose(logits[:, 0], without[:, 0], atol=1e-5)  # one key: no distance
+
+
 def test_fused_dot_product_attention_agrees_with_the_plain_path():
     model, params, batch = _setup("scaled_dot")
     fused = _model("scaled_dot", fused_attention=True)
@@ -97,7 +134,7 @@ def test_learned_positions_are_parameters():
     ("model.attention.score", "location", "cannot drive Transformer"),
     ("model.attention.score", "none", "cannot drive Transformer"),
     ("model.attention.alignment", "local_p", "attends globally"),
-    ("model.positions", "rotary", "valid choices: sinusoidal, learned"),
+    ("model.positions", "rotary", "valid choices: sinusoidal, learned, alibi, nope"),
     ("model.attention.num_heads", 3, "must divide model.hidden_size"),
 ])
 def test_transformer_refuses_what_makes_no_sense(field, value, words):

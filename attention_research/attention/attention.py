@@ -116,10 +116,13 @@ class Attention(nn.Module):
         predicted = self.v_p(jnp.tanh(self.w_p(queries)))[..., 0]
         return lengths * nn.sigmoid(predicted)
 
-    def __call__(self, queries, memory: Memory, positions=None, mask=None):
+    def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None):
         """queries [B, T, dq]; positions [B, T] (target step of each query, for local_m);
-        mask [B, T, S] (e.g. causal), combined with the memory's padding mask."""
+        mask [B, T, S] (e.g. causal), combined with the memory's padding mask; bias
+        [B, T, S] added to the scores (e.g. ALiBi's distance penalty)."""
         scores = self.score_fn(queries, memory.features)  # [B, T, S]
+        if bias is not None:
+            scores = scores + bias
         valid = memory.mask[:, None, :]
         if mask is not None:
             valid = valid & mask
@@ -219,15 +222,20 @@ class MultiHeadAttention(nn.Module):
         return Memory(self._split(self.value(values)), self.attention.score_fn.prepare(keys),
                       self._repeat(mask), summary)
 
-    def __call__(self, queries, memory: Memory, positions=None, mask=None):
-        """As Attention; the weights returned are averaged over heads ([B, T, S]), the
-        per-head ones are in the sown record ([B·h, T, S])."""
+    def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None):
+        """As Attention; ``bias`` is per head, [h, T, S]. The weights returned are
+        averaged over heads ([B, T, S]), the per-head ones are in the sown record
+        ([B·h, T, S])."""
         batch = queries.shape[0]
         if self.fused:
+            if bias is not None:
+                raise ValueError("the fused path takes no score bias (ALiBi)")
             return self._fused(queries, memory, mask), None
+        # Heads are folded into the batch as b·h + head: the per-head bias tiles.
+        bias = None if bias is None else jnp.tile(bias, (batch, 1, 1))
         context, weights = self.attention(self._split(self.query(queries)), memory,
                                           self._repeat(positions, batch),
-                                          self._repeat(mask, batch))
+                                          self._repeat(mask, batch), bias)
         weights = weights.reshape((batch, self.num_heads) + weights.shape[1:]).mean(axis=1)
         return self.out(self._merge(context, batch)), weights
 

@@ -1,7 +1,19 @@
 """The Transformer encoder-decoder (Vaswani et al. 2017) with a pluggable score.
 
 Pre-LayerNorm (Xiong et al. 2020): x + Sublayer(LN(x)), final LayerNorm on both
-stacks. Sinusoidal (Vaswani §3.5) or learned positions. Self- and cross-attention
+stacks. Positions (``model.positions``):
+
+* ``sinusoidal`` (Vaswani §3.5) or ``learned``: a table added to the embeddings of
+  both stacks;
+* ``alibi`` (Press, Smith & Lewis 2022, §3): the decoder has no position table; its
+  causal self-attention scores get −m_h·(i − j), a penalty linear in the distance with
+  one slope per head, m_h = 2^(−8h/H). Press et al. define ALiBi for causal attention;
+  the encoder keeps sinusoidal positions, because the symmetric −m·|i − j| in a
+  bidirectional encoder cannot tell a source from its reverse (the distances of a
+  reversed sequence are the same, and cross-attention sees no order), so copy and
+  reverse would be unlearnable. Cross-attention gets no bias;
+* ``nope``: sinusoidal positions in the encoder, none in the decoder, whose causal
+  mask alone tells it where it is (Kazemnejad et al. 2023). Self- and cross-attention
 are ``make_attention(..., projections=True)``: multi-head attention over any score
 of the registry — ``scaled_dot`` as in the paper, ``dot``, ``general``,
 ``additive`` or ``cosine`` as ablations: the scores registered as usable in the
@@ -29,7 +41,7 @@ from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 
-POSITIONS = ("sinusoidal", "learned")
+POSITIONS = ("sinusoidal", "learned", "alibi", "nope")
 
 
 def sinusoidal_positions(length: int, dim: int):
@@ -39,6 +51,18 @@ def sinusoidal_positions(length: int, dim: int):
     table = jnp.zeros((length, dim))
     table = table.at[:, 0::2].set(jnp.sin(position * rates))
     return table.at[:, 1::2].set(jnp.cos(position * rates[: dim // 2]))
+
+
+def alibi_slopes(num_heads: int):
+    """m_h = 2^(−8h/H), h = 1 … H (Press et al. 2022, §3: for 8 heads 1/2, 1/4, … 1/256)."""
+    return 2.0 ** (-8.0 * jnp.arange(1, num_heads + 1) / num_heads)
+
+
+def alibi_bias(num_heads: int, query_positions, key_positions):
+    """[H, T, S]: −m_h·|i − j|, which is Press et al.'s −m_h·(i − j) on the causal
+    j ≤ i (the keys after i are masked)."""
+    distance = jnp.abs(query_positions[:, None] - key_positions[None, :])
+    return -alibi_slopes(num_heads)[:, None, None] * distance
 
 
 def check_transformer_attention(score: str, alignment: str):
@@ -72,10 +96,18 @@ class _Block(nn.Module):
     ff_dim: int
     dropout: float
     attention: dict  # make_attention keyword arguments (score, attention_dim, max_length)
+    positions: str = "sinusoidal"
 
     def attention_module(self, name):
         return make_attention(**self.attention, query_dim=self.d_model, key_dim=self.d_model,
                               num_heads=self.num_heads, projections=True, name=name)
+
+    def self_bias(self, queries: int, keys: int, offset=0):
+        """ALiBi's bias for the decoder's causal self-attention of queries at offset …
+        offset + queries − 1 over keys 0 … keys − 1; None for the other schemes."""
+        if self.positions != "alibi":
+            return None
+        return alibi_bias(self.num_heads, offset + jnp.arange(queries), jnp.arange(keys))
 
     def residual(self, x, update, train):
         return x + self.drop(update, deterministic=not train)
@@ -120,7 +152,7 @@ class DecoderLayer(_Block):
         length = x.shape[1]
         causal = jnp.tril(jnp.ones((length, length), bool))[None]
         context, _ = self.self_attention(h, self.self_attention.prepare(h, target_mask),
-                                         mask=causal)
+                                         mask=causal, bias=self.self_bias(length, length))
         return self._cross_and_feed_forward(self.residual(x, context, train), cross, train)
 
     def empty_cache(self, batch: int, max_length: int) -> Memory:
@@ -136,7 +168,8 @@ class DecoderLayer(_Block):
         cache = Memory(write(cache.values, new.values),
                        jax.tree_util.tree_map(write, cache.features, new.features),
                        cache.mask.at[:, step].set(True), None)
-        context, _ = self.self_attention(h, cache)
+        context, _ = self.self_attention(
+            h, cache, bias=self.self_bias(1, cache.mask.shape[1], offset=step))
         x, weights = self._cross_and_feed_forward(self.residual(x, context, False), cross,
                                                   False)
         return x, cache, weights
@@ -165,7 +198,7 @@ class Transformer(nn.Module):
                              f"valid choices: {', '.join(POSITIONS)}")
         attention = {k: v for k, v in self.attention.items() if k != "num_heads"}
         block = dict(d_model=self.d_model, num_heads=self.num_heads, ff_dim=self.ff_dim,
-                     dropout=self.dropout, attention=attention)
+                     dropout=self.dropout, attention=attention, positions=self.positions)
         self.source_embed, self.target_embed, self.readout = make_embeddings(
             self.tie_embeddings, self.source_vocab_size, self.target_vocab_size, self.d_model)
         self.token_drop = token_dropout(self.token_dropout)
@@ -180,17 +213,20 @@ class Transformer(nn.Module):
         self.decoder_norm = nn.LayerNorm(name="decoder_norm")
         self.drop = nn.Dropout(self.dropout)
 
-    def _embed(self, embed, tokens, offset=0, train: bool = False):
-        """Scaled token embedding (token dropout in training) plus positions offset …
-        offset + length."""
+    def _embed(self, embed, tokens, offset=0, train: bool = False, decoder: bool = False):
+        """Scaled token embedding (token dropout in training) plus the positions offset
+        … offset + length, where the scheme adds them (alibi and nope: encoder only)."""
         length = tokens.shape[1]
+        embedded = self.token_drop(embed(tokens), deterministic=not train)
+        embedded = embedded * math.sqrt(self.d_model)
+        if decoder and self.positions in ("alibi", "nope"):
+            return embedded
         if self.positions == "learned":
             position = self.position_embed(offset + jnp.arange(length))
         else:
             table = sinusoidal_positions(self.max_length + 2, self.d_model)
             position = jax.lax.dynamic_slice_in_dim(table, offset, length)
-        embedded = self.token_drop(embed(tokens), deterministic=not train)
-        return embedded * math.sqrt(self.d_model) + position[None]
+        return embedded + position[None]
 
     def encode(self, source, train: bool = False):
         mask = source > 0
@@ -204,7 +240,7 @@ class Transformer(nn.Module):
     def __call__(self, source, target_inputs, train: bool = False):
         """Teacher forcing: -> (logits [B, T, V], last layer's cross-attention [B, T, S])."""
         cross = self.encode(source, train)
-        x = self.drop(self._embed(self.target_embed, target_inputs, train=train),
+        x = self.drop(self._embed(self.target_embed, target_inputs, train=train, decoder=True),
                       deterministic=not train)
         target_mask = target_inputs > 0
         weights = None
@@ -219,7 +255,7 @@ class Transformer(nn.Module):
         return cross, caches
 
     def decode_step(self, carry, tokens, memory, step):
-        x = self._embed(self.target_embed, tokens[:, None], offset=step)
+        x = self._embed(self.target_embed, tokens[:, None], offset=step, decoder=True)
         caches = []
         weights = None
         for layer, cache, cross in zip(self.decoder_layers, carry, memory):
@@ -253,6 +289,9 @@ def validate(config):
     require(not model.fused_attention or model.attention.score == "scaled_dot",
             "model.fused_attention computes scaled_dot attention only; set "
             "model.attention.score=scaled_dot or model.fused_attention=False")
+    require(not model.fused_attention or model.positions != "alibi",
+            "model.fused_attention takes no score bias: use model.positions=sinusoidal, "
+            "learned or nope with it, or model.fused_attention=False")
     require(not model.fused_attention or model.attention.normalizer == "softmax",
             "model.fused_attention computes a softmax only; set "
             "model.attention.normalizer=softmax or model.fused_attention=False")
