@@ -105,6 +105,27 @@ def test_alibi_penalises_distance_with_one_slope_per_head():
     np.testing.assert_allclose(logits[:, 0], without[:, 0], atol=1e-5)  # one key: no distance
 
 
+def test_rope_makes_the_dot_product_depend_on_the_offset_alone():
+    from attention_research.attention.attention import rotate
+    rng = np.random.default_rng(0)
+    q, k = (jnp.asarray(rng.normal(size=(1, 8)), jnp.float32) for _ in range(2))
+    score = lambda m, n: float(jnp.sum(rotate(q, jnp.array([m])) * rotate(k, jnp.array([n]))))
+    assert score(3, 7) == pytest.approx(score(10, 14), abs=1e-5)  # same offset n − m = 4
+    assert score(3, 7) != pytest.approx(score(7, 3), abs=1e-3)  # left is not right
+    assert score(0, 0) == pytest.approx(float(jnp.sum(q * k)), abs=1e-6)  # no turn at 0
+    # Rotation keeps lengths, pair by pair (Su et al. Eq. 34 is a block rotation).
+    turned = rotate(q, jnp.array([5]))
+    np.testing.assert_allclose(np.asarray(turned[0, 0::2] ** 2 + turned[0, 1::2] ** 2),
+                               np.asarray(q[0, 0::2] ** 2 + q[0, 1::2] ** 2), rtol=1e-5)
+
+
+def test_rope_is_refused_for_scores_that_are_not_relative_under_it():
+    config = transformer.get_config("score=additive")
+    config.model.positions = "rope"
+    with pytest.raises(ConfigError, match="Valid scores with rope: dot, scaled_dot, cosine"):
+        validate(config)
+
+
 def test_fused_dot_product_attention_agrees_with_the_plain_path():
     model, params, batch = _setup("scaled_dot")
     fused = _model("scaled_dot", fused_attention=True)
@@ -134,7 +155,7 @@ def test_learned_positions_are_parameters():
     ("model.attention.score", "location", "cannot drive Transformer"),
     ("model.attention.score", "none", "cannot drive Transformer"),
     ("model.attention.alignment", "local_p", "attends globally"),
-    ("model.positions", "rotary", "valid choices: sinusoidal, learned, alibi, nope"),
+    ("model.positions", "rotary", "valid choices: sinusoidal, learned, alibi, nope, rope"),
     ("model.attention.num_heads", 3, "must divide model.hidden_size"),
 ])
 def test_transformer_refuses_what_makes_no_sense(field, value, words):

@@ -178,6 +178,20 @@ class Attention(nn.Module):
         return jnp.broadcast_to(per_sequence[:, None], shape)
 
 
+def rotate(x, positions):
+    """Rotary position embedding (Su et al. 2021, RoFormer, Eq. 34): each pair of
+    features (2i, 2i + 1) of x [..., L, d] at position m turns by m·θ_i, θ_i =
+    10000^(−2i/d), so that a rotated query and key have a dot product that depends on
+    their positions only through n − m. ``positions``: [L]."""
+    half = x.shape[-1] // 2
+    theta = 10000.0 ** (-jnp.arange(half, dtype=x.dtype) * 2 / x.shape[-1])
+    angle = positions.astype(x.dtype)[:, None] * theta  # [L, d/2]
+    cos, sin = jnp.cos(angle), jnp.sin(angle)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    turned = jnp.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1)
+    return turned.reshape(x.shape)
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention over any score (Vaswani et al. 2017, §3.2.2).
 
@@ -217,24 +231,31 @@ class MultiHeadAttention(nn.Module):
             x = jnp.broadcast_to(x, (batch,) + x.shape[1:])
         return jnp.repeat(x, self.num_heads, axis=0)
 
-    def prepare(self, values, mask, summary=None) -> Memory:
+    def prepare(self, values, mask, summary=None, rotary=None) -> Memory:
+        """``rotary``: the keys' positions [S] for RoPE (rotated before the score
+        prepares them, so a cache holds them rotated), or None."""
         keys = self._split(self.key(values))
+        if rotary is not None:
+            keys = rotate(keys, rotary)
         return Memory(self._split(self.value(values)), self.attention.score_fn.prepare(keys),
                       self._repeat(mask), summary)
 
-    def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None):
-        """As Attention; ``bias`` is per head, [h, T, S]. The weights returned are
-        averaged over heads ([B, T, S]), the per-head ones are in the sown record
-        ([B·h, T, S])."""
+    def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None,
+                 rotary=None):
+        """As Attention; ``bias`` is per head, [h, T, S]; ``rotary`` the queries'
+        positions [T] for RoPE. The weights returned are averaged over heads ([B, T,
+        S]), the per-head ones are in the sown record ([B·h, T, S])."""
         batch = queries.shape[0]
         if self.fused:
-            if bias is not None:
-                raise ValueError("the fused path takes no score bias (ALiBi)")
+            if bias is not None or rotary is not None:
+                raise ValueError("the fused path takes no score bias (ALiBi) and no RoPE")
             return self._fused(queries, memory, mask), None
+        query = self._split(self.query(queries))
+        if rotary is not None:
+            query = rotate(query, rotary)
         # Heads are folded into the batch as b·h + head: the per-head bias tiles.
         bias = None if bias is None else jnp.tile(bias, (batch, 1, 1))
-        context, weights = self.attention(self._split(self.query(queries)), memory,
-                                          self._repeat(positions, batch),
+        context, weights = self.attention(query, memory, self._repeat(positions, batch),
                                           self._repeat(mask, batch), bias)
         weights = weights.reshape((batch, self.num_heads) + weights.shape[1:]).mean(axis=1)
         return self.out(self._merge(context, batch)), weights

@@ -13,7 +13,12 @@ stacks. Positions (``model.positions``):
   reversed sequence are the same, and cross-attention sees no order), so copy and
   reverse would be unlearnable. Cross-attention gets no bias;
 * ``nope``: sinusoidal positions in the encoder, none in the decoder, whose causal
-  mask alone tells it where it is (Kazemnejad et al. 2023). Self- and cross-attention
+  mask alone tells it where it is (Kazemnejad et al. 2023);
+* ``rope`` (Su et al. 2021, Eq. 34): no table; in the self-attention of both stacks
+  every head's queries and keys are rotated by their positions, so their dot
+  product depends on the offset n − m alone (and on its sign: unlike a symmetric
+  bias, it tells left from right). For the scores that compare rotated vectors
+  directly: dot, scaled_dot, cosine. Self- and cross-attention
 are ``make_attention(..., projections=True)``: multi-head attention over any score
 of the registry — ``scaled_dot`` as in the paper, ``dot``, ``general``,
 ``additive`` or ``cosine`` as ablations: the scores registered as usable in the
@@ -41,7 +46,8 @@ from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 
-POSITIONS = ("sinusoidal", "learned", "alibi", "nope")
+POSITIONS = ("sinusoidal", "learned", "alibi", "nope", "rope")
+ROTARY_SCORES = ("dot", "scaled_dot", "cosine")  # qᵀk of rotated vectors: relative
 
 
 def sinusoidal_positions(length: int, dim: int):
@@ -102,6 +108,10 @@ class _Block(nn.Module):
         return make_attention(**self.attention, query_dim=self.d_model, key_dim=self.d_model,
                               num_heads=self.num_heads, projections=True, name=name)
 
+    def rotary(self, length: int, offset=0):
+        """RoPE's positions offset … offset + length − 1; None for the other schemes."""
+        return offset + jnp.arange(length) if self.positions == "rope" else None
+
     def self_bias(self, queries: int, keys: int, offset=0):
         """ALiBi's bias for the decoder's causal self-attention of queries at offset …
         offset + queries − 1 over keys 0 … keys − 1; None for the other schemes."""
@@ -123,7 +133,9 @@ class EncoderLayer(_Block):
 
     def __call__(self, x, mask, train: bool):
         h = self.norm_attention(x)
-        context, _ = self.self_attention(h, self.self_attention.prepare(h, mask))
+        where = self.rotary(x.shape[1])
+        context, _ = self.self_attention(h, self.self_attention.prepare(h, mask, rotary=where),
+                                         rotary=where)
         x = self.residual(x, context, train)
         return self.residual(x, self.ff(self.norm_ff(x), train), train)
 
@@ -151,8 +163,10 @@ class DecoderLayer(_Block):
         h = self.norm_self(x)
         length = x.shape[1]
         causal = jnp.tril(jnp.ones((length, length), bool))[None]
-        context, _ = self.self_attention(h, self.self_attention.prepare(h, target_mask),
-                                         mask=causal, bias=self.self_bias(length, length))
+        where = self.rotary(length)
+        memory = self.self_attention.prepare(h, target_mask, rotary=where)
+        context, _ = self.self_attention(h, memory, mask=causal, rotary=where,
+                                         bias=self.self_bias(length, length))
         return self._cross_and_feed_forward(self.residual(x, context, train), cross, train)
 
     def empty_cache(self, batch: int, max_length: int) -> Memory:
@@ -163,13 +177,15 @@ class DecoderLayer(_Block):
     def step(self, x, cache: Memory, cross: Memory, step):
         """One decoding step: x [B, 1, d] is the newest token; its key joins the cache."""
         h = self.norm_self(x)
-        new = self.self_attention.prepare(h, jnp.ones(h.shape[:2], bool))
+        new = self.self_attention.prepare(h, jnp.ones(h.shape[:2], bool),
+                                          rotary=self.rotary(1, offset=step))
         write = lambda buffer, item: jax.lax.dynamic_update_slice_in_dim(buffer, item, step, 1)
         cache = Memory(write(cache.values, new.values),
                        jax.tree_util.tree_map(write, cache.features, new.features),
                        cache.mask.at[:, step].set(True), None)
         context, _ = self.self_attention(
-            h, cache, bias=self.self_bias(1, cache.mask.shape[1], offset=step))
+            h, cache, bias=self.self_bias(1, cache.mask.shape[1], offset=step),
+            rotary=self.rotary(1, offset=step))
         x, weights = self._cross_and_feed_forward(self.residual(x, context, False), cross,
                                                   False)
         return x, cache, weights
@@ -219,7 +235,7 @@ class Transformer(nn.Module):
         length = tokens.shape[1]
         embedded = self.token_drop(embed(tokens), deterministic=not train)
         embedded = embedded * math.sqrt(self.d_model)
-        if decoder and self.positions in ("alibi", "nope"):
+        if self.positions == "rope" or (decoder and self.positions in ("alibi", "nope")):
             return embedded
         if self.positions == "learned":
             position = self.position_embed(offset + jnp.arange(length))
@@ -289,9 +305,18 @@ def validate(config):
     require(not model.fused_attention or model.attention.score == "scaled_dot",
             "model.fused_attention computes scaled_dot attention only; set "
             "model.attention.score=scaled_dot or model.fused_attention=False")
-    require(not model.fused_attention or model.positions != "alibi",
-            "model.fused_attention takes no score bias: use model.positions=sinusoidal, "
-            "learned or nope with it, or model.fused_attention=False")
+    require(not model.fused_attention or model.positions not in ("alibi", "rope"),
+            "model.fused_attention takes no score bias and no rotation: use "
+            "model.positions=sinusoidal, learned or nope with it, or "
+            "model.fused_attention=False")
+    require(model.positions != "rope" or canonical_score(model.attention.score)
+            in ROTARY_SCORES, f"model.positions=rope rotates queries and keys so that "
+            f"their dot product is relative; score {model.attention.score!r} does not "
+            f"compare them directly. Valid scores with rope: {', '.join(ROTARY_SCORES)}")
+    head_dim = model.attention.head_dim or model.hidden_size // model.attention.num_heads
+    require(model.positions != "rope" or head_dim % 2 == 0,
+            f"model.positions=rope turns pairs of features: the head size must be even, "
+            f"got {head_dim}")
     require(not model.fused_attention or model.attention.normalizer == "softmax",
             "model.fused_attention computes a softmax only; set "
             "model.attention.normalizer=softmax or model.fused_attention=False")
