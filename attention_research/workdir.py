@@ -57,6 +57,7 @@ ADDED_FIELDS = {
     "train.patience": 0,
     "train.average_last": 0,
     "model.attention.normalizer": "softmax",
+    "model.max_relative_distance": 16,
 }
 
 

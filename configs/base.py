@@ -68,7 +68,8 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     model.embed_dim = 64  # token embedding size (rnn; the transformer embeds to hidden_size)
     model.hidden_size = 64  # decoder state size = encoder output size (transformer: d_model)
     model.ff_dim = 256  # transformer: feed-forward inner size
-    model.positions = "sinusoidal"  # transformer: sinusoidal | learned | alibi | nope (decoder without) | rope
+    model.positions = "sinusoidal"  # transformer: sinusoidal | learned | alibi | nope (decoder without) | relative | rope
+    model.max_relative_distance = 16  # transformer, relative positions: offsets clipped to +-k (Shaw et al.: 16)
     model.fused_attention = False  # transformer + scaled_dot: use jax.nn.dot_product_attention
     model.decoder_style = choices.get("style", "luong")  # rnn: luong | bahdanau
     model.dropout = 0.0  # on embeddings and decoder outputs

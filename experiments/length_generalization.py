@@ -7,16 +7,17 @@ reverse sources of lengths 1-20; evaluate every length to 200 (10x), in ranges 1
 The RNN encoder-decoder with additive, dot and cosine attention against the
 Transformer (2 layers, 4 heads) with sinusoidal and with learned positions — and with
 positions that are never absolute in self-attention: ALiBi (Press et al. 2022) or none
-at all (NoPE) in the decoder, RoPE (Su et al. 2021) in both stacks — the regime
+at all (NoPE) in the decoder, relative representations (Shaw et al. 2018) or RoPE
+(Su et al. 2021) in both stacks — the regime
 of Dehghani et al. 2018 (Universal Transformers, Table 4 — a Transformer trained on
 length 40 and tested on 400 reaches sequence accuracy ≈ 0.03 on copy and 0.06 on
 reverse). summary.json holds sequence and teacher-forced token accuracy for every
 length; plots/ draws both. A learned position table has rows for every held-out
 position (``model.max_source_length`` defaults to the longest), but rows past 21 never
 receive a gradient: they keep their initial values. The finding compares Dehghani's
-number with the sinusoidal and learned Transformers; alibi, nope and rope test whether
-absolute positions are the cause (alibi's and nope's encoders keep sinusoidal
-positions, see models/transformer.py).
+number with the sinusoidal and learned Transformers; alibi, nope, relative and rope
+test whether absolute positions are the cause (alibi's and nope's encoders keep
+sinusoidal positions, see models/transformer.py).
 """
 
 from attention_research import sweeps
@@ -27,7 +28,7 @@ TRANSFORMER = {"config.model.family": "transformer", SCORE: "scaled_dot",
                "config.model.attention.num_heads": 4, "config.model.num_layers": 2}
 MODELS = ([{SCORE: score} for score in ("additive", "dot", "cosine")]
           + [{**TRANSFORMER, "config.model.positions": p}
-             for p in ("sinusoidal", "learned", "alibi", "nope", "rope")])
+             for p in ("sinusoidal", "learned", "alibi", "nope", "relative", "rope")])
 ABSOLUTE = ("sinusoidal", "learned")  # the Transformers of Dehghani et al.'s comparison
 SEEDS = [0, 1, 2, 3, 4]
 TASKS = ["copy", "reverse"]

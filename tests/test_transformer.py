@@ -126,6 +126,30 @@ def test_rope_is_refused_for_scores_that_are_not_relative_under_it():
         validate(config)
 
 
+def test_relative_positions_learn_one_vector_per_clipped_offset():
+    """Shaw et al. 2018: a^K and a^V per offset clip(j − i, ±k), shared by the heads;
+    the model sees order only through them (no table), so a reversed source changes
+    the output; additive is refused."""
+    model, params, batch = _setup(positions="relative", max_relative_distance=3)
+    tables = params["encoder_0"]
+    assert tables["relative_keys"]["embedding"].shape == (7, 16 // 4)
+    assert "position_embed" not in params
+    full = jnp.all(batch.source[:, :6] > 0, axis=1)
+    flipped = batch.source.at[:, :6].set(batch.source[:, :6][:, ::-1])
+    logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+    other, _ = model.apply({"params": params}, flipped, batch.target_inputs)
+    assert bool(full.any()) and not np.allclose(logits[full], other[full], atol=1e-4)
+    layer = model.bind({"params": params}).encoder_layers[0]
+    keys, _ = layer.relative(2, 6)
+    table = params["encoder_0"]["relative_keys"]["embedding"]
+    np.testing.assert_allclose(keys[0, 5], table[3 + 3])  # offset 5 clipped to k = 3
+    np.testing.assert_allclose(keys[1, 0], table[3 - 1])  # offset −1
+    config = transformer.get_config("score=additive")
+    config.model.positions = "relative"
+    with pytest.raises(ConfigError, match="Valid scores with relative: dot, scaled_dot"):
+        validate(config)
+
+
 def test_fused_dot_product_attention_agrees_with_the_plain_path():
     model, params, batch = _setup("scaled_dot")
     fused = _model("scaled_dot", fused_attention=True)
@@ -155,7 +179,7 @@ def test_learned_positions_are_parameters():
     ("model.attention.score", "location", "cannot drive Transformer"),
     ("model.attention.score", "none", "cannot drive Transformer"),
     ("model.attention.alignment", "local_p", "attends globally"),
-    ("model.positions", "rotary", "valid choices: sinusoidal, learned, alibi, nope, rope"),
+    ("model.positions", "rotary", "valid choices: sinusoidal, learned, alibi, nope, relative, rope"),
     ("model.attention.num_heads", 3, "must divide model.hidden_size"),
 ])
 def test_transformer_refuses_what_makes_no_sense(field, value, words):

@@ -241,22 +241,33 @@ class MultiHeadAttention(nn.Module):
                       self._repeat(mask), summary)
 
     def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None,
-                 rotary=None):
+                 rotary=None, relative=None):
         """As Attention; ``bias`` is per head, [h, T, S]; ``rotary`` the queries'
-        positions [T] for RoPE. The weights returned are averaged over heads ([B, T,
-        S]), the per-head ones are in the sown record ([B·h, T, S])."""
+        positions [T] for RoPE; ``relative`` Shaw et al.'s (a^K, a^V), each [T, S, d]:
+        e_ts gains q_t·a^K_ts (prepared as the score prepares keys, e.g. / √d) and the
+        context Σ_s α_ts a^V_ts (Shaw et al. 2018, Eq. 3-4). The weights returned are
+        averaged over heads ([B, T, S]), the per-head ones are in the sown record
+        ([B·h, T, S])."""
         batch = queries.shape[0]
         if self.fused:
-            if bias is not None or rotary is not None:
-                raise ValueError("the fused path takes no score bias (ALiBi) and no RoPE")
+            if bias is not None or rotary is not None or relative is not None:
+                raise ValueError("the fused path takes no score bias (ALiBi, relative "
+                                 "positions) and no RoPE")
             return self._fused(queries, memory, mask), None
         query = self._split(self.query(queries))
         if rotary is not None:
             query = rotate(query, rotary)
         # Heads are folded into the batch as b·h + head: the per-head bias tiles.
         bias = None if bias is None else jnp.tile(bias, (batch, 1, 1))
+        if relative is not None:
+            relative_keys, relative_values = relative
+            term = jnp.einsum("btd,tsd->bts", query,
+                              self.attention.score_fn.prepare(relative_keys))
+            bias = term if bias is None else bias + term
         context, weights = self.attention(query, memory, self._repeat(positions, batch),
                                           self._repeat(mask, batch), bias)
+        if relative is not None:
+            context = context + jnp.einsum("bts,tsd->btd", weights, relative_values)
         weights = weights.reshape((batch, self.num_heads) + weights.shape[1:]).mean(axis=1)
         return self.out(self._merge(context, batch)), weights
 

@@ -14,6 +14,11 @@ stacks. Positions (``model.positions``):
   reverse would be unlearnable. Cross-attention gets no bias;
 * ``nope``: sinusoidal positions in the encoder, none in the decoder, whose causal
   mask alone tells it where it is (Kazemnejad et al. 2023);
+* ``relative`` (Shaw, Uszkoreit & Vaswani 2018, Eq. 3-4): no table; the
+  self-attention of both stacks learns one key and one value vector per clipped
+  offset clip(j − i, ±k) (``model.max_relative_distance`` = k), shared by the heads
+  of a layer: e_ij gains q_i·a^K_ij, the context Σ_j α_ij a^V_ij. For dot and
+  scaled_dot;
 * ``rope`` (Su et al. 2021, Eq. 34): no table; in the self-attention of both stacks
   every head's queries and keys are rotated by their positions, so their dot
   product depends on the offset n − m alone (and on its sign: unlike a symmetric
@@ -46,8 +51,9 @@ from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 
-POSITIONS = ("sinusoidal", "learned", "alibi", "nope", "rope")
+POSITIONS = ("sinusoidal", "learned", "alibi", "nope", "relative", "rope")
 ROTARY_SCORES = ("dot", "scaled_dot", "cosine")  # qᵀk of rotated vectors: relative
+RELATIVE_SCORES = ("dot", "scaled_dot")  # q·(k + a^K) splits into the two terms
 
 
 def sinusoidal_positions(length: int, dim: int):
@@ -103,6 +109,25 @@ class _Block(nn.Module):
     dropout: float
     attention: dict  # make_attention keyword arguments (score, attention_dim, max_length)
     positions: str = "sinusoidal"
+    max_relative_distance: int = 16  # k of relative positions
+
+    def relative_tables(self):
+        """Shaw et al.'s a^K and a^V: one vector per offset −k … k, shared by the heads."""
+        if self.positions != "relative":
+            return None
+        head_dim = self.attention.get("head_dim") or self.d_model // self.num_heads
+        size = 2 * self.max_relative_distance + 1
+        return (nn.Embed(size, head_dim, name="relative_keys"),
+                nn.Embed(size, head_dim, name="relative_values"))
+
+    def relative(self, queries: int, keys: int, offset=0):
+        """(a^K, a^V) [T, S, d] for queries at offset … and keys 0 …; None if unused."""
+        if self.positions != "relative":
+            return None
+        offsets = jnp.arange(keys)[None, :] - (offset + jnp.arange(queries))[:, None]
+        k = self.max_relative_distance
+        index = jnp.clip(offsets, -k, k) + k
+        return self.relative_keys_table(index), self.relative_values_table(index)
 
     def attention_module(self, name):
         return make_attention(**self.attention, query_dim=self.d_model, key_dim=self.d_model,
@@ -126,6 +151,8 @@ class _Block(nn.Module):
 class EncoderLayer(_Block):
     def setup(self):
         self.self_attention = self.attention_module("self_attention")
+        if self.positions == "relative":
+            self.relative_keys_table, self.relative_values_table = self.relative_tables()
         self.norm_attention = nn.LayerNorm(name="norm_attention")
         self.norm_ff = nn.LayerNorm(name="norm_ff")
         self.ff = FeedForward(self.ff_dim, self.d_model, self.dropout, name="ff")
@@ -133,9 +160,10 @@ class EncoderLayer(_Block):
 
     def __call__(self, x, mask, train: bool):
         h = self.norm_attention(x)
-        where = self.rotary(x.shape[1])
+        length = x.shape[1]
+        where = self.rotary(length)
         context, _ = self.self_attention(h, self.self_attention.prepare(h, mask, rotary=where),
-                                         rotary=where)
+                                         rotary=where, relative=self.relative(length, length))
         x = self.residual(x, context, train)
         return self.residual(x, self.ff(self.norm_ff(x), train), train)
 
@@ -143,6 +171,8 @@ class EncoderLayer(_Block):
 class DecoderLayer(_Block):
     def setup(self):
         self.self_attention = self.attention_module("self_attention")
+        if self.positions == "relative":
+            self.relative_keys_table, self.relative_values_table = self.relative_tables()
         self.cross_attention = self.attention_module("cross_attention")
         self.norm_self = nn.LayerNorm(name="norm_self")
         self.norm_cross = nn.LayerNorm(name="norm_cross")
@@ -166,7 +196,8 @@ class DecoderLayer(_Block):
         where = self.rotary(length)
         memory = self.self_attention.prepare(h, target_mask, rotary=where)
         context, _ = self.self_attention(h, memory, mask=causal, rotary=where,
-                                         bias=self.self_bias(length, length))
+                                         bias=self.self_bias(length, length),
+                                         relative=self.relative(length, length))
         return self._cross_and_feed_forward(self.residual(x, context, train), cross, train)
 
     def empty_cache(self, batch: int, max_length: int) -> Memory:
@@ -185,7 +216,8 @@ class DecoderLayer(_Block):
                        cache.mask.at[:, step].set(True), None)
         context, _ = self.self_attention(
             h, cache, bias=self.self_bias(1, cache.mask.shape[1], offset=step),
-            rotary=self.rotary(1, offset=step))
+            rotary=self.rotary(1, offset=step),
+            relative=self.relative(1, cache.mask.shape[1], offset=step))
         x, weights = self._cross_and_feed_forward(self.residual(x, context, False), cross,
                                                   False)
         return x, cache, weights
@@ -204,6 +236,7 @@ class Transformer(nn.Module):
     positions: str = "sinusoidal"
     attention: Any = None  # dict of make_attention keyword arguments
     dropout: float = 0.0
+    max_relative_distance: int = 16  # k: relative positions clip offsets to ±k
     tie_embeddings: str = "none"  # none | target | all (embeddings.py)
     token_dropout: float = 0.0  # drop whole token embeddings in training (embeddings.py)
 
@@ -214,7 +247,8 @@ class Transformer(nn.Module):
                              f"valid choices: {', '.join(POSITIONS)}")
         attention = {k: v for k, v in self.attention.items() if k != "num_heads"}
         block = dict(d_model=self.d_model, num_heads=self.num_heads, ff_dim=self.ff_dim,
-                     dropout=self.dropout, attention=attention, positions=self.positions)
+                     dropout=self.dropout, attention=attention, positions=self.positions,
+                     max_relative_distance=self.max_relative_distance)
         self.source_embed, self.target_embed, self.readout = make_embeddings(
             self.tie_embeddings, self.source_vocab_size, self.target_vocab_size, self.d_model)
         self.token_drop = token_dropout(self.token_dropout)
@@ -235,7 +269,8 @@ class Transformer(nn.Module):
         length = tokens.shape[1]
         embedded = self.token_drop(embed(tokens), deterministic=not train)
         embedded = embedded * math.sqrt(self.d_model)
-        if self.positions == "rope" or (decoder and self.positions in ("alibi", "nope")):
+        if self.positions in ("rope", "relative") or (
+                decoder and self.positions in ("alibi", "nope")):
             return embedded
         if self.positions == "learned":
             position = self.position_embed(offset + jnp.arange(length))
@@ -290,7 +325,8 @@ def build(config, source_vocab_size: int, target_vocab_size: int) -> Transformer
         d_model=model.hidden_size, num_heads=model.attention.num_heads,
         num_layers=model.num_layers, ff_dim=model.ff_dim, max_length=max_source_length(config),
         positions=model.positions, attention=attention, dropout=model.dropout,
-        tie_embeddings=model.tie_embeddings, token_dropout=model.token_dropout)
+        tie_embeddings=model.tie_embeddings, token_dropout=model.token_dropout,
+        max_relative_distance=model.max_relative_distance)
 
 
 def validate(config):
@@ -305,7 +341,7 @@ def validate(config):
     require(not model.fused_attention or model.attention.score == "scaled_dot",
             "model.fused_attention computes scaled_dot attention only; set "
             "model.attention.score=scaled_dot or model.fused_attention=False")
-    require(not model.fused_attention or model.positions not in ("alibi", "rope"),
+    require(not model.fused_attention or model.positions not in ("alibi", "rope", "relative"),
             "model.fused_attention takes no score bias and no rotation: use "
             "model.positions=sinusoidal, learned or nope with it, or "
             "model.fused_attention=False")
@@ -313,6 +349,12 @@ def validate(config):
             in ROTARY_SCORES, f"model.positions=rope rotates queries and keys so that "
             f"their dot product is relative; score {model.attention.score!r} does not "
             f"compare them directly. Valid scores with rope: {', '.join(ROTARY_SCORES)}")
+    require(model.positions != "relative" or canonical_score(model.attention.score)
+            in RELATIVE_SCORES, f"model.positions=relative adds q·a^K to a dot product; "
+            f"score {model.attention.score!r} is not one. Valid scores with relative: "
+            f"{', '.join(RELATIVE_SCORES)}")
+    require(model.max_relative_distance >= 1, f"model.max_relative_distance must be >= 1, "
+            f"got {model.max_relative_distance}")
     head_dim = model.attention.head_dim or model.hidden_size // model.attention.num_heads
     require(model.positions != "rope" or head_dim % 2 == 0,
             f"model.positions=rope turns pairs of features: the head size must be even, "
