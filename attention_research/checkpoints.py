@@ -86,7 +86,7 @@ class Checkpoints:
     def all_steps(self) -> list[int]:
         return sorted(int(step) for step in self.manager.all_steps())
 
-    def _restore_verified(self, step: int, template):
+    def restore(self, step: int, template):
         """The checkpoint of ``step``, checked against its fingerprint; raises
         ValueError (or orbax's own errors) if it is unreadable or damaged.
 
@@ -105,17 +105,13 @@ class Checkpoints:
             raise ValueError("it holds non-finite values")
         return restored.state
 
-    def restore(self, step: int, template):
-        """The verified checkpoint of ``step`` (see ``_restore_verified``)."""
-        return self._restore_verified(step, template)
-
     def restore_latest(self, template):
         """(state, step) from the newest checkpoint, or (template, 0) when there is none."""
         step = self.manager.latest_step()
         if step is None:
             return template, 0
         try:
-            return self._restore_verified(step, template), int(step)
+            return self.restore(step, template), int(step)
         except Exception as error:  # orbax raises many types; all mean "cannot be trusted"
             reason = (str(error).strip().splitlines() or [""])[0][:200]
             raise CheckpointError(
@@ -130,7 +126,7 @@ class Checkpoints:
             if step >= bad_step:
                 continue
             try:
-                self._restore_verified(step, template)
+                self.restore(step, template)
             except Exception:  # noqa: BLE001 — any failure: try an older one
                 continue
             return (f"The checkpoint of step {step} is intact: move the damaged one away "

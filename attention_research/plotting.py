@@ -109,7 +109,7 @@ def attention_heatmaps(path, examples, title: str, labels=None):
         output = [t for t in output if t != PAD]
         weights = np.asarray(example["weights"][:len(output), :len(source)])
         # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
-        # white, apart from small ones, and counted in the title.
+        # white, to tell them from merely small ones, and counted in the title.
         zeros = weights == 0
         colours = plt.get_cmap("viridis").with_extremes(bad="white")
         image = ax.imshow(np.ma.masked_where(zeros, weights), cmap=colours, vmin=0.0,

@@ -10,8 +10,6 @@ Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
 
 * ``global`` — softmax over every valid source position (Luong Eq. 7).
 * ``local_m`` — softmax inside the window [p_t − D, p_t + D] with p_t = t.
-* (Any alignment may turn its scores into weights with sparsemax or 1.5-entmax
-  instead of softmax: ``normalizer``, see ``normalizers.py``.)
 * ``local_p`` — p_t = S · sigmoid(v_pᵀ tanh(W_p h_t)) (Luong Eq. 9); the
   in-window softmax times exp(−(s − p_t)² / 2σ²), σ = D/2 (Eq. 10). As in the
   paper the product is not renormalised, so these weights sum to at most 1.
@@ -25,6 +23,9 @@ Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
   REINFORCE loss, the training signal hard attention registers (``reinforce.py``).
   Without the rng (evaluation) the context is the state at argmax α. The weights
   returned are α.
+
+Any alignment may turn its scores into weights with sparsemax or 1.5-entmax instead
+of softmax (``normalizer``, see ``normalizers.py``).
 
 * A window that lies wholly past the end of the source (local_m, once
   t − D > L − 1) holds no valid position: the weights are all zero and so is the

@@ -23,8 +23,9 @@ stacks. Positions (``model.positions``):
   every head's queries and keys are rotated by their positions, so their dot
   product depends on the offset n − m alone (and on its sign: unlike a symmetric
   bias, it tells left from right). For the scores that compare rotated vectors
-  directly: dot, scaled_dot, cosine. Self- and cross-attention
-are ``make_attention(..., projections=True)``: multi-head attention over any score
+  directly: dot, scaled_dot, cosine.
+
+Self- and cross-attention are ``make_attention(..., projections=True)``: multi-head attention over any score
 of the registry — ``scaled_dot`` as in the paper, ``dot``, ``general``,
 ``additive`` or ``cosine`` as ablations: the scores registered as usable in the
 Transformer. ``location`` (no keys to look at) and ``none`` make no sense here and
@@ -122,12 +123,12 @@ class _Block(nn.Module):
 
     def relative(self, queries: int, keys: int, offset=0):
         """(a^K, a^V) [T, S, d] for queries at offset … and keys 0 …; None if unused."""
-        if self.positions != "relative":
+        if self.relative_embeddings is None:
             return None
         offsets = jnp.arange(keys)[None, :] - (offset + jnp.arange(queries))[:, None]
         k = self.max_relative_distance
         index = jnp.clip(offsets, -k, k) + k
-        return self.relative_keys_table(index), self.relative_values_table(index)
+        return tuple(table(index) for table in self.relative_embeddings)
 
     def attention_module(self, name):
         return make_attention(**self.attention, query_dim=self.d_model, key_dim=self.d_model,
@@ -151,8 +152,7 @@ class _Block(nn.Module):
 class EncoderLayer(_Block):
     def setup(self):
         self.self_attention = self.attention_module("self_attention")
-        if self.positions == "relative":
-            self.relative_keys_table, self.relative_values_table = self.relative_tables()
+        self.relative_embeddings = self.relative_tables()
         self.norm_attention = nn.LayerNorm(name="norm_attention")
         self.norm_ff = nn.LayerNorm(name="norm_ff")
         self.ff = FeedForward(self.ff_dim, self.d_model, self.dropout, name="ff")
@@ -171,8 +171,7 @@ class EncoderLayer(_Block):
 class DecoderLayer(_Block):
     def setup(self):
         self.self_attention = self.attention_module("self_attention")
-        if self.positions == "relative":
-            self.relative_keys_table, self.relative_values_table = self.relative_tables()
+        self.relative_embeddings = self.relative_tables()
         self.cross_attention = self.attention_module("cross_attention")
         self.norm_self = nn.LayerNorm(name="norm_self")
         self.norm_cross = nn.LayerNorm(name="norm_cross")

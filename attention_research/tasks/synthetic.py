@@ -89,13 +89,17 @@ class SymbolTask:
         require(task.eval_batch_size >= 1,
                 f"task.eval_batch_size must be >= 1, got {task.eval_batch_size}")
 
+    @staticmethod
+    def length_ranges(config):
+        """The held-out length ranges metrics are reported in (``evaluation.py``)."""
+        task = config.task
+        return evaluation.length_ranges(task.train_max_length, task.eval_max_length,
+                                        task.eval_range_ends)
+
     @classmethod
     def selection_metrics(cls, config) -> tuple[str, ...]:
         """The held-out metrics ``train.best_metric`` may name: per length range."""
-        task = config.task
-        ranges = evaluation.length_ranges(task.train_max_length, task.eval_max_length,
-                                          task.eval_range_ends)
-        return tuple(f"eval/{metric}/{name}" for name, _, _ in ranges
+        return tuple(f"eval/{metric}/{name}" for name, _, _ in cls.length_ranges(config)
                      for metric in ("seq_acc", "token_acc", "loss"))
 
     # Batches -----------------------------------------------------------------------
@@ -108,8 +112,7 @@ class SymbolTask:
         self.eval_set = self.make_eval_set(task.num_symbols, 1, task.eval_max_length,
                                            task.eval_examples_per_length, task.eval_seed)
         self.eval_lengths = np.asarray(self.eval_set.source_lengths)
-        self.ranges = evaluation.length_ranges(task.train_max_length, task.eval_max_length,
-                                               task.eval_range_ends)
+        self.ranges = self.length_ranges(config)
         self.heatmap_indices = evaluation.heatmap_indices(
             self.eval_lengths, task.train_max_length, config.train.num_heatmaps)
 

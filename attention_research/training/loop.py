@@ -239,7 +239,8 @@ class Cohort:
     def final_parameters(self, step, state, checkpoints, results):
         """The parameters the final evaluation uses, and their held-out results: the
         last, the best by ``train.best_metric``, or the mean of the last
-        ``train.average_last`` checkpoints (``selection.py``)."""
+        ``train.average_last`` checkpoints (``selection.py``). ``results``: the last
+        evaluation's, or None for a resumed finished run (evaluated again if needed)."""
         train = self.config.train
         if self.selection is not None:
             params = self.selection.state["params"]
@@ -250,6 +251,8 @@ class Cohort:
                                                train.average_last)
             self.final_choice = [{"averaged_steps": steps} for _ in self.configs]
         else:
+            if results is None:  # a resumed finished run: evaluate again, already logged
+                results = self.run_eval(step, state, log=False)
             return state.params, results
         return params, self.evaluate(params)
 
@@ -382,8 +385,6 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
         bar.close()  # before an error is printed, so it is not drawn over
     if not alive:  # every member failed: nothing to evaluate
         return cohort.failed_summaries()
-    if results is None:  # resumed a finished run: evaluate again, already logged
-        results = cohort.run_eval(step, state, log=False)
     params, results = cohort.final_parameters(step, state, checkpoints, results)
     return cohort.finish(step, params, results)
 
