@@ -19,7 +19,7 @@ parameters: its mean norm, its variance tr Cov(g) and signal to noise ‖ḡ‖�
 (``train.gradient_batches``). At step 0 every setting of a seed has the same
 parameters, so the estimators are compared at one point: backprop through soft
 attention against REINFORCE. The spread of the learning curves over seeds is in
-plots/learning_curves.png and the area column's interval.
+plots/learning_curves_TASK.png and the area column's interval.
 """
 
 import math
@@ -93,7 +93,7 @@ def findings(results):
         "Xu's estimator (sequence reward, soft expected context on half the sequences) "
         "above soft on both tasks by Welch's t at 5% (reproduced), below on both (not "
         "reproduced), otherwise inconclusive; on copy/reverse, not captioning",
-        "results/hard_vs_soft/plots/learning_curves.png"))
+        "results/hard_vs_soft/plots/learning_curves_reverse.png"))
     # A ratio spread over orders of magnitude between seeds: compared on a log scale.
     log_snr = lambda task, setting: [
         None if v is None or v <= 0 else math.log10(v) for v in f.member_values(
@@ -117,5 +117,5 @@ def findings(results):
         "the same initial parameters for every setting of a seed, on a log scale: both "
         "REINFORCE rewards below soft by Welch's t at 5% on both tasks (reproduced), one "
         "above soft (not reproduced), otherwise inconclusive",
-        "results/hard_vs_soft/plots/learning_curves.png"))
+        "results/hard_vs_soft/plots/learning_curves_reverse.png"))
     return out

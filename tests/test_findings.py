@@ -23,3 +23,12 @@ def test_separated_needs_the_right_direction_and_a_test():
     assert not findings.separated([0.5, 0.52, 0.51], [0.9, 0.91, 0.92])[0]
     assert findings.separated([0.5, 0.52, 0.51], [0.9, 0.91, 0.92], higher=False)[0]
     assert findings.separated([0.9], [0.5, 0.6]) == (False, "under 2 seeds on a side: no test")
+
+
+def test_every_plot_the_findings_page_shows_is_committed():
+    import re
+    experiments = findings.ROOT / "experiments"
+    page = (experiments / "FINDINGS.md").read_text()
+    missing = [path for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page)
+               if not (experiments / path).is_file()]
+    assert not missing, f"the findings page shows plots that are not committed: {missing}"
