@@ -35,6 +35,20 @@ def _validate_attention(model):
             or not (attn.num_heads > 1 or attn.head_dim > 0),
             f"{attn.alignment} attention samples one position per query: use "
             f"model.attention.num_heads=1 and model.attention.head_dim=0")
+    reads_history = score in attention.SCORES and attention.SCORES[score].reads_history
+    require(not reads_history or not (attn.num_heads > 1 or attn.head_dim > 0),
+            f"the {score} score reads the previous step's weights of one query: use "
+            f"model.attention.num_heads=1 and model.attention.head_dim=0")
+    require(attn.location_filters >= 1, f"model.attention.location_filters must be >= 1, "
+            f"got {attn.location_filters}")
+    require(attn.location_width >= 1 and attn.location_width % 2 == 1,
+            f"model.attention.location_width must be odd (each filter is centred on a "
+            f"position), got {attn.location_width}")
+    require(attn.coverage_loss >= 0, f"model.attention.coverage_loss must be >= 0, got "
+            f"{attn.coverage_loss}")
+    require(attn.coverage_loss == 0 or score != attention.NO_ATTENTION,
+            "model.attention.coverage_loss charges repeated attention; score 'none' attends "
+            "nowhere: set it to 0 or choose a score")
     hard = attn.hard
     require(0.0 <= hard.soft_fraction <= 1.0,
             f"model.attention.hard.soft_fraction must be in [0, 1], got {hard.soft_fraction}")

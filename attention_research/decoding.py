@@ -52,6 +52,20 @@ def length_penalty(length, alpha: float):
     return ((5.0 + length) / 6.0) ** alpha
 
 
+def coverage_penalty(weights, source_mask, beta: float):
+    """GNMT's coverage penalty cp(X; Y) = β Σ_s log(min(Σ_t α_{t,s}, 1)) (Wu et al. 2016,
+    Eq. 14) over the real source positions: 0 when every source position received a
+    total weight of at least 1, more negative the more of the source was left out.
+    ``weights`` [..., T, S] (zero on steps not taken), ``source_mask`` [B, S] broadcast
+    over the middle axes. A position that received nothing would give log 0 = −∞ and
+    leave no hypothesis to rank (sparse normalizers give exact zeros), so each total
+    is floored at 1e-6 (a penalty of β · 13.8 per such position)."""
+    total = jnp.minimum(jnp.sum(weights, axis=-2), 1.0)
+    mask = source_mask.reshape(source_mask.shape[:1] + (1,) * (total.ndim - 2)
+                               + source_mask.shape[1:])
+    return beta * jnp.sum(jnp.where(mask, jnp.log(jnp.maximum(total, 1e-6)), 0.0), axis=-1)
+
+
 def _regroup(tree, rows):
     """Reorder every leaf's rows: ``rows`` [B·K] says which old row each new row copies.
 
@@ -68,13 +82,15 @@ def _regroup(tree, rows):
 
 
 def beam_search(model, params, source, max_length: int, beam_size: int = 4,
-                alpha: float = 0.6):
-    """Beam search with a GNMT length penalty, compiled as one ``lax.while_loop``.
+                alpha: float = 0.6, beta: float = 0.0):
+    """Beam search with GNMT's length penalty (α) and coverage penalty (β, Wu et al.
+    2016, Eq. 14: s(Y, X) = log P(Y|X) / lp(Y) + cp(X; Y)), compiled as one
+    ``lax.while_loop``.
 
     Keeps, per source, ``beam_size`` alive hypotheses and the ``beam_size`` best
     finished ones (as in Flax's WMT example and t5x). Each step extends the alive
     ones, takes the 2K best candidates; those ending in EOS (or reaching
-    ``max_length``) join the finished pool scored log P / lp(|Y|), the others stay
+    ``max_length``) join the finished pool scored log P / lp(|Y|) + cp, the others stay
     alive. A finished hypothesis never stops the others: the loop ends only when no
     alive hypothesis of any source could still beat that source's worst finished
     one, or at ``max_length``.
@@ -97,7 +113,8 @@ def beam_search(model, params, source, max_length: int, beam_size: int = 4,
     def not_finished(loop):
         step, _, alive_logp, _, _, finished_scores, _, _ = loop
         # Log-probabilities only fall as a hypothesis grows and lp(|Y|) ≤ lp(max_length)
-        # (α ≥ 0), so an alive hypothesis can reach at most logp / lp(max_length).
+        # (α ≥ 0), and cp ≤ 0, so an alive hypothesis can reach at most
+        # logp / lp(max_length).
         could_improve = jnp.max(alive_logp, axis=1) / best_bound > jnp.min(finished_scores, axis=1)
         return (step < max_length) & jnp.any(could_improve)
 
@@ -129,7 +146,10 @@ def beam_search(model, params, source, max_length: int, beam_size: int = 4,
         candidate_weights = extend(alive_weights, parent_weights)
 
         # Finished pool: the K best of the old finished and the candidates that end now.
-        new_scores = jnp.where(ends, top_logp / length_penalty(step + 1.0, alpha), neg_inf)
+        scores = top_logp / length_penalty(step + 1.0, alpha)
+        if beta:  # the attention of each candidate's whole output
+            scores = scores + coverage_penalty(candidate_weights, source > 0, beta)
+        new_scores = jnp.where(ends, scores, neg_inf)
         pool_scores = jnp.concatenate([finished_scores, new_scores], axis=1)
         finished_scores, keep = jax.lax.top_k(pool_scores, k)
         pick = lambda old, new: jnp.take_along_axis(

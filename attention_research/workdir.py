@@ -58,6 +58,10 @@ ADDED_FIELDS = {
     "train.average_last": 0,
     "model.attention.normalizer": "softmax",
     "model.max_relative_distance": 16,
+    "model.attention.location_filters": 10,
+    "model.attention.location_width": 201,
+    "model.attention.coverage_loss": 0.0,
+    "task.coverage_penalty": 0.0,
 }
 
 

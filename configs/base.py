@@ -84,6 +84,9 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     attention.window = 10  # D: local windows span [p_t - D, p_t + D]; local_p's sigma = D/2
     attention.num_heads = 1  # > 1: multi-head attention over the score (heads split hidden_size)
     attention.head_dim = 0  # > 0: project q, k, v to heads of this size (d_k), even with one head
+    attention.location_filters = 10  # location_aware: filters F over α_{t-1} (Chorowski: 10)
+    attention.location_width = 201  # location_aware: their width, odd (Chorowski: 201)
+    attention.coverage_loss = 0.0  # RNN: λ of See et al.'s coverage loss (their λ = 1)
     attention.hard = hard = ml_collections.ConfigDict()  # hard attention (Xu et al. 2015)
     hard.soft_fraction = 0.0  # share of steps (or sequences) that use the expected context
     hard.soft_unit = "step"  # step | sequence (Xu et al.: "with probability 0.5 for a given image")

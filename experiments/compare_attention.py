@@ -25,6 +25,9 @@ FORMULATIONS = (
        for alignment in ("local_m", "local_p", "hard")]
     + [{SCORE: "additive", "config.model.attention.normalizer": normalizer}
        for normalizer in ("sparsemax", "entmax15")]
+    # Scores that read the decoder's past attention (configs/location_aware.py, coverage.py).
+    + [{SCORE: "location_aware"},
+       {SCORE: "coverage", "config.model.attention.coverage_loss": 1.0}]
     + [{SCORE: "scaled_dot", "config.model.attention.num_heads": 4},
        {"config.model.family": "transformer", SCORE: "scaled_dot",
         "config.model.attention.num_heads": 4, "config.model.num_layers": 2}])

@@ -18,8 +18,19 @@ def get_config(arg=None):
     return base.shrink_if_tiny(config, arg)
 
 
+def _as_configured(score: str) -> dict:
+    """The attention fields configs/SCORE.py sets (the score, and e.g. coverage's loss)."""
+    import importlib
+    config = importlib.import_module(f"configs.{score}").get_config()
+    default = base.get_config().model.attention
+    fields = {f"config.model.attention.{key}": value
+              for key, value in config.model.attention.items()
+              if key != "score" and not isinstance(value, dict) and default[key] != value}
+    return {"config.model.attention.score": score, **fields}
+
+
 def get_sweep():
     return sweeps.product(
         sweeps.axis("config.task.name", ["reverse", "copy"]),
-        sweeps.axis("config.model.attention.score", [*attention.SCORES, attention.NO_ATTENTION]),
+        [_as_configured(score) for score in [*attention.SCORES, attention.NO_ATTENTION]],
         sweeps.axis("config.seed", [0, 1, 2, 3, 4]))

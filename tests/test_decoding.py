@@ -1,4 +1,5 @@
-"""Beam search: exact against exhaustive search on tiny models, equal to greedy at K=1."""
+"""Beam search: exact against exhaustive search on tiny models (length and coverage
+penalties, a decoder state holding past attention), equal to greedy at K=1."""
 
 import itertools
 
@@ -20,7 +21,10 @@ MAX_LENGTH = 4
 def _model(family):
     config = (transformer.get_config("score=scaled_dot") if family == "transformer"
               else additive.get_config())
-    config.model.hidden_size = 8 if family == "rnn" else 16
+    if family == "rnn-location_aware":  # its decoder state holds α_{t−1}: beams reorder it
+        config.model.attention.score = "location_aware"
+        config.model.attention.location_width = 3
+    config.model.hidden_size = 16 if family == "transformer" else 8
     config.model.embed_dim = 8
     config.model.ff_dim = 16
     config.model.attention.dim = 8
@@ -28,16 +32,20 @@ def _model(family):
     return models.make_model(config, VOCAB, VOCAB)
 
 
-@pytest.fixture(scope="module", params=["rnn", "transformer"])
-def tiny_model(request):
-    model = _model(request.param)
+def _tiny(family):
+    model = _model(family)
     batch = TASKS["reverse"].random_batch(jax.random.PRNGKey(3), 3, SYMBOLS, 2, 5)
     # Large random weights make peaked, order-dependent distributions: a real search.
     # The init seeds are ones whose sources end at different lengths (1 and 4 tokens).
-    seed = {"rnn": 5, "transformer": 3}[request.param]
+    seed = {"rnn": 5, "transformer": 3, "rnn-location_aware": 5}[family]
     params = model.init(jax.random.PRNGKey(seed), batch.source, batch.target_inputs)["params"]
     params = jax.tree_util.tree_map(lambda p: 3.0 * p, params)
     return model, params, batch.source
+
+
+@pytest.fixture(scope="module", params=["rnn", "transformer"])
+def tiny_model(request):
+    return _tiny(request.param)
 
 
 def _complete_hypotheses():
@@ -50,8 +58,9 @@ def _complete_hypotheses():
     yield from (list(seq) for seq in itertools.product(symbols, repeat=MAX_LENGTH))
 
 
-def _exhaustive_best(model, params, source, alpha):
-    """Best hypothesis per source by log P / lp(|Y|), scoring each by teacher forcing."""
+def _exhaustive_best(model, params, source, alpha, beta):
+    """Best hypothesis per source by log P / lp(|Y|) + cp(X; Y) (Wu et al. 2016, Eq. 14),
+    scoring each by teacher forcing."""
     hypotheses = list(_complete_hypotheses())
     best = []
     for row in range(source.shape[0]):
@@ -61,26 +70,40 @@ def _exhaustive_best(model, params, source, alpha):
         inputs = np.concatenate([np.full((len(hypotheses), 1), data.BOS), targets[:, :-1]], 1)
         inputs = np.where(inputs == data.EOS, data.PAD, inputs)
         sources = np.repeat(np.asarray(source[row:row + 1]), len(hypotheses), 0)
-        logits, _ = model.apply({"params": params}, sources, inputs)
+        logits, weights = model.apply({"params": params}, sources, inputs)
         logits = logits.at[..., jnp.array([data.PAD, data.BOS])].set(-jnp.inf)
         token_logp = np.take_along_axis(np.asarray(jax.nn.log_softmax(logits)),
                                         targets[..., None], -1)[..., 0]
         lengths = np.array([len(h) for h in hypotheses])
         real = np.arange(MAX_LENGTH)[None, :] < lengths[:, None]
         scores = np.where(real, token_logp, 0.0).sum(1) / np.asarray(length_penalty(lengths, alpha))
+        # cp = β Σ_s log min(Σ_t α_{t,s}, 1) over the real source positions.
+        totals = np.where(real[..., None], np.asarray(weights), 0.0).sum(1)
+        covered = np.log(np.maximum(np.minimum(totals, 1.0), 1e-6))
+        scores = scores + beta * np.where(np.asarray(source[row]) > 0, covered, 0.0).sum(-1)
         best.append((targets[np.argmax(scores)], scores.max()))
     return best
 
 
-@pytest.mark.parametrize("alpha", [0.0, 1.0])
-def test_a_wide_beam_finds_the_exhaustive_best(tiny_model, alpha):
+@pytest.mark.parametrize("alpha, beta", [(0.0, 0.0), (1.0, 0.0), (0.6, 2.0)])
+def test_a_wide_beam_finds_the_exhaustive_best(tiny_model, alpha, beta):
+    _check_against_exhaustive_search(tiny_model, alpha, beta)
+
+
+def test_a_decoder_state_holding_past_attention_is_searched_exactly():
+    """Location-aware attention reads α_{t−1} from the decoder state: beam search must
+    carry each hypothesis' own, reordered with it."""
+    _check_against_exhaustive_search(_tiny("rnn-location_aware"), 0.6, 2.0)
+
+
+def _check_against_exhaustive_search(tiny_model, alpha, beta):
     model, params, source = tiny_model
     # 2^(MAX_LENGTH-1) = 8 alive prefixes at most: a beam of 8 never prunes one.
     tokens, weights, scores = jax.jit(
-        lambda p, s: beam_search(model, p, s, MAX_LENGTH, beam_size=8, alpha=alpha))(
-            params, source)
+        lambda p, s: beam_search(model, p, s, MAX_LENGTH, beam_size=8, alpha=alpha,
+                                 beta=beta))(params, source)
     for row, (expected, expected_score) in enumerate(_exhaustive_best(model, params, source,
-                                                                      alpha)):
+                                                                      alpha, beta)):
         np.testing.assert_array_equal(np.asarray(tokens[row]), expected)
         assert float(scores[row]) == pytest.approx(float(expected_score), rel=1e-4, abs=1e-4)
     assert weights.shape == (source.shape[0], MAX_LENGTH, source.shape[1])

@@ -19,22 +19,45 @@ def _inputs(seed=0):
     return queries, values, mask
 
 
-def _attend(module, queries, values, mask):
+def _history(mask, seed=0):
+    """A decoder's attention history: some previous weights α_{t−1} on the real
+    positions, and a coverage that has passed 1 in places."""
+    rng = np.random.default_rng(seed + 100)
+    previous = np.where(mask, rng.uniform(size=mask.shape), 0.0)
+    previous = (previous / previous.sum(-1, keepdims=True)).astype(np.float32)
+    coverage = np.where(mask, rng.uniform(0, 2, size=mask.shape), 0.0).astype(np.float32)
+    return attention.History(jnp.asarray(previous), jnp.asarray(coverage))
+
+
+def _attend(module, queries, values, mask, history=None):
+    """Every attention gets a history; those that do not read it ignore it."""
+    history = _history(mask) if history is None else history
+
     def forward(m, q, v, k):
-        return m(q, m.prepare(v, k, v[:, 0]))
+        return m(q, m.prepare(v, k, v[:, 0]), history=history)
     variables = module.init(jax.random.PRNGKey(1), queries, values, mask, method=forward)
     (context, weights), state = module.apply(variables, queries, values, mask, method=forward,
-                                             mutable=["intermediates"])
+                                             mutable=["intermediates", "coverage"])
     return variables.get("params", {}), np.asarray(context), np.asarray(weights), state
+
+
+def _correlate(x, kernel):
+    """x [B, S], kernel [width, 1, F] -> [B, S, F]: Σ_j x[s + j − (width − 1)/2] K[j],
+    zero beyond the ends (Flax's 'SAME' cross-correlation, written out)."""
+    width, half = kernel.shape[0], kernel.shape[0] // 2
+    padded = np.pad(x, ((0, 0), (half, half)))
+    return np.stack([sum(padded[:, s + j, None] * kernel[j, 0] for j in range(width))
+                     for s in range(x.shape[1])], axis=1)
 
 
 def _softplus(x):
     return np.log1p(np.exp(x))
 
 
-def _numpy_scores(name, p, q, k):
+def _numpy_scores(name, p, q, k, history):
     """The score equations, written out on NumPy arrays; Dense kernels are [in, out]."""
     s = p.get("score_fn", {})
+    previous, coverage = (np.asarray(a) for a in history)
     if name == "dot":  # Luong 2015 Eq. 8
         return np.einsum("btd,bsd->bts", q, k)
     if name == "scaled_dot":  # Vaswani 2017 Eq. 1
@@ -54,6 +77,18 @@ def _numpy_scores(name, p, q, k):
         memory = k / np.sqrt((k ** 2).sum(-1, keepdims=True) + eps)
         beta = _softplus(q @ s["w_beta"]["kernel"] + s["w_beta"]["bias"])
         return beta * np.einsum("btd,bsd->bts", key, memory)
+    if name == "location_aware":  # Chorowski 2015 Eq. 8-9: wᵀ tanh(W q + V h + U (F ∗ α) + b)
+        features = _correlate(previous, s["F"]["kernel"]) @ s["U"]["kernel"]  # [B, S, A]
+        hidden = np.tanh((q @ s["W"]["kernel"])[:, :, None, :]
+                         + (k @ s["V"]["kernel"] + s["V"]["bias"])[:, None, :, :]
+                         + features[:, None, :, :])
+        return (hidden @ s["w"]["kernel"])[..., 0]
+    if name == "coverage":  # See 2017 Eq. 11: vᵀ tanh(W_h h + W_s s + w_c c + b)
+        covered = coverage[..., None] * s["w_c"]["kernel"][0]  # [B, S, A]
+        hidden = np.tanh((q @ s["W_s"]["kernel"])[:, :, None, :]
+                         + (k @ s["W_h"]["kernel"] + s["W_h"]["bias"])[:, None, :, :]
+                         + covered[:, None, :, :])
+        return (hidden @ s["v"]["kernel"])[..., 0]
     raise AssertionError(name)
 
 
@@ -65,8 +100,9 @@ def _numpy_attention(scores, values, mask):
 
 
 def _make(name):
+    # Filters of width 5 on 7 positions: the reference test reaches past both ends.
     return attention.make_attention(name, query_dim=D, key_dim=D, attention_dim=A,
-                                    max_length=MAX_LEN)
+                                    max_length=MAX_LEN, filters=3, filter_width=5)
 
 
 SCORES = sorted(attention.SCORES)
@@ -78,7 +114,7 @@ def test_score_matches_numpy_reference(name):
     params, context, weights, _ = _attend(_make(name), queries, values, mask)
     params = jax.tree_util.tree_map(np.asarray, params)
     expected_context, expected_weights = _numpy_attention(
-        _numpy_scores(name, params, queries, values), values, mask)
+        _numpy_scores(name, params, queries, values, _history(mask)), values, mask)
     np.testing.assert_allclose(weights, expected_weights, rtol=2e-5, atol=2e-6)
     np.testing.assert_allclose(context, expected_context, rtol=2e-5, atol=2e-5)
 
@@ -131,6 +167,43 @@ def test_none_returns_the_fixed_summary_and_no_weights():
                                     method=lambda m, q, v, k: m(q, m.prepare(v, k, summary)))
     assert weights is None
     np.testing.assert_array_equal(np.asarray(context), np.broadcast_to(summary[:, None], (B, T, D)))
+
+
+@pytest.mark.parametrize("name", ["location_aware", "coverage"])
+def test_history_scores_read_the_history(name):
+    """Another α_{t−1} (location-aware) or coverage changes the weights; no history is
+    refused, naming the decoder that has one."""
+    queries, values, mask = _inputs()
+    _, _, weights, _ = _attend(_make(name), queries, values, mask)
+    _, _, other, _ = _attend(_make(name), queries, values, mask, _history(mask, seed=7))
+    assert np.abs(weights - other).max() > 1e-4
+    module = _make(name)
+    with pytest.raises(ValueError, match="only the RNN decoder carries"):
+        module.init(jax.random.PRNGKey(0), queries, values, mask,
+                    method=lambda m, q, v, k: m(q, m.prepare(v, k, v[:, 0])))
+
+
+def test_the_coverage_loss_is_recorded_as_see_et_al_write_it():
+    """Σ_s min(α_{t,s}, c_{t,s}) (See et al. 2017, Eq. 12) for every query."""
+    queries, values, mask = _inputs()
+    history = _history(mask)
+    _, _, weights, state = _attend(_make("additive"), queries, values, mask, history)
+    recorded = np.asarray(state["coverage"]["coverage_loss"][0])
+    expected = np.minimum(weights, np.asarray(history.coverage)[:, None, :]).sum(-1)
+    np.testing.assert_allclose(recorded, expected, rtol=1e-6)
+
+
+def test_location_aware_filters_must_be_centred():
+    module = attention.make_attention("location_aware", query_dim=D, key_dim=D,
+                                      attention_dim=A, max_length=MAX_LEN, filter_width=4)
+    with pytest.raises(ValueError, match="must be odd; got 4"):
+        _attend(module, *_inputs())
+
+
+def test_history_scores_refuse_projected_heads():
+    with pytest.raises(ValueError, match="not supported with projected heads"):
+        attention.make_attention("coverage", query_dim=D, key_dim=D, attention_dim=A,
+                                 max_length=MAX_LEN, num_heads=2)
 
 
 def test_concat_is_an_alias_of_additive():

@@ -148,10 +148,10 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (210, 42), "length_generalization": (90, 18),
+    expected = {"compare_attention": (240, 48), "length_generalization": (100, 20),
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
-                "formulations_check": (70, 14), "local_attention": (9, 3),
+                "formulations_check": (90, 18), "local_attention": (9, 3),
                 "hard_vs_soft": (50, 10), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8)}

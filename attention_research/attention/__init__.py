@@ -2,7 +2,10 @@
 
 A formulation is a score (how q and k_s compare) with an alignment (which
 positions, and how) and a normalizer (softmax, sparsemax or 1.5-entmax: how scores
-become weights), optionally split into heads. Both are registered with their
+become weights), optionally split into heads. An RNN decoder also hands the
+attention its history (the previous weights, their running sum: ``History``), which
+location-aware and coverage scores read, and a coverage loss may be trained
+(``coverage.py``). Scores and alignments are registered with their
 properties in ``registry.py``; adding a score is one class in ``scores.py`` with
 its ``@register_score`` line, one config file in ``configs/`` and one test in
 ``tests/test_scores.py``.
@@ -11,20 +14,27 @@ its ``@register_score`` line, one config file in ``configs/`` and one test in
 from __future__ import annotations
 
 from attention_research.attention.attention import (
-    Attention, Memory, MultiHeadAttention, NoAttention, entropy, gaussian_weighting,
+    Attention, History, Memory, MultiHeadAttention, NoAttention, entropy, gaussian_weighting,
     window_mask)
 from attention_research.attention.normalizers import NORMALIZERS, masked_softmax
 from attention_research.attention.registry import (
     ALIASES, ALIGNMENTS, NO_ATTENTION, SCORES, canonical_score, score_names,
     transformer_alignments, transformer_scores)
+from attention_research.attention.coverage import CoverageLoss, Signals
 from attention_research.attention.reinforce import NoSignal
 from attention_research.attention import scores  # noqa: F401 (registers the scores)
 
 
 def training_signal(attention_config):
-    """The extra loss the configured alignment trains with (hard: REINFORCE)."""
+    """The extra loss the configured attention trains with: its alignment's (hard:
+    REINFORCE) and the coverage loss when ``coverage_loss`` > 0, or none."""
     make = ALIGNMENTS[attention_config.alignment].training_signal
-    return NoSignal() if make is None else make(attention_config)
+    signals = [] if make is None else [make(attention_config)]
+    if attention_config.coverage_loss > 0:
+        signals.append(CoverageLoss(attention_config.coverage_loss))
+    if not signals:
+        return NoSignal()
+    return signals[0] if len(signals) == 1 else Signals(signals)
 
 
 def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: int,
@@ -32,7 +42,7 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                    soft_fraction: float = 0.0, soft_unit: str = "step",
                    num_heads: int = 1, projections: bool = False,
                    head_dim: int = 0, fused: bool = False, normalizer: str = "softmax",
-                   name: str = "attention"):
+                   filters: int = 10, filter_width: int = 201, name: str = "attention"):
     """Build the attention module a config names.
 
     With ``num_heads > 1``, ``projections`` or ``head_dim > 0`` the score runs
@@ -50,6 +60,10 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
     multihead = num_heads > 1 or projections or head_dim > 0
     out_dim = key_dim
     if multihead:
+        if SCORES[score].reads_history:
+            raise ValueError(f"the {score} score reads the previous step's attention of one "
+                             "query; it is not supported with projected heads (use "
+                             "num_heads=1, head_dim=0)")
         if not ALIGNMENTS[alignment].multihead:
             raise ValueError(f"{alignment} attention samples one position per query; it is "
                              "not supported with projected heads (use num_heads=1, head_dim=0)")
@@ -65,8 +79,9 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
             f"score {score!r} compares queries and keys directly, so they need the same "
             f"size; got query {query_dim} and key {key_dim}")
     score_fn = SCORES[score].module(query_dim=query_dim, key_dim=key_dim,
-                                    attention_dim=attention_dim, max_length=max_length)
-    core = Attention(score_fn=score_fn, alignment=alignment, window=window,
+                                    attention_dim=attention_dim, max_length=max_length,
+                                    filters=filters, filter_width=filter_width)
+    core = Attention(score_fn=score_fn, score_name=score, alignment=alignment, window=window,
                      predictor_dim=attention_dim, soft_fraction=soft_fraction,
                      soft_unit=soft_unit, normalizer=normalizer,
                      name=None if multihead else name)
@@ -77,7 +92,7 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
 
 
 __all__ = [
-    "ALIASES", "ALIGNMENTS", "Attention", "Memory", "MultiHeadAttention", "NORMALIZERS",
+    "ALIASES", "ALIGNMENTS", "Attention", "History", "Memory", "MultiHeadAttention", "NORMALIZERS",
     "NO_ATTENTION",
     "NoAttention", "SCORES", "canonical_score", "entropy", "gaussian_weighting",
     "make_attention", "masked_softmax", "score_names", "training_signal",

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from attention_research.attention.normalizers import NORMALIZERS
-from attention_research.attention.registry import ALIGNMENTS, register_alignment
+from attention_research.attention.registry import ALIGNMENTS, SCORES, register_alignment
 from attention_research.attention.reinforce import Reinforce
 
 register_alignment("global", transformer=True, paper="Bahdanau et al. 2015, Eq. 6; "
@@ -54,6 +54,37 @@ register_alignment("local_p", local=True, paper="Luong et al. 2015, Eq. 9-10")
 # One sampled position per query: projected heads would each need their own sample.
 register_alignment("hard", multihead=False, training_signal=Reinforce,
                    paper="Xu et al. 2015, §4.1, Eq. 10-12")
+
+
+class History(NamedTuple):
+    """What a recurrent decoder remembers of its attention from one step to the next.
+
+    Location-aware scores read α_{t−1} (Chorowski et al. 2015); coverage scores and the
+    coverage loss read c_t = Σ_{t'<t} α_{t'} (See et al. 2017, Eq. 10). A Transformer
+    decodes all steps at once and carries none, so a score that reads it is RNN-only
+    (``reads_history`` in its registry entry).
+    """
+
+    previous: jnp.ndarray  # [B, S] α_{t−1}
+    coverage: jnp.ndarray  # [B, S] c_t
+
+    @classmethod
+    def start(cls, mask):
+        """Before the first step: α_0 uniform over the real source positions (ESPnet's
+        AttLoc starts so; Chorowski et al. leave it open) and no coverage."""
+        real = mask.astype(jnp.float32)
+        return cls(real / jnp.maximum(real.sum(-1, keepdims=True), 1.0), jnp.zeros_like(real))
+
+    def advance(self, weights):
+        """After a step that attended with ``weights`` [B, S] (None: no attention)."""
+        if weights is None:
+            return self
+        return History(weights, self.coverage + weights)
+
+
+def coverage_loss(weights, coverage):
+    """Σ_s min(α_{t,s}, c_{t,s}) (See et al. 2017, Eq. 12): [B, T, S], [B, S] -> [B, T]."""
+    return jnp.sum(jnp.minimum(weights, coverage[:, None, :]), axis=-1)
 
 
 class Memory(NamedTuple):
@@ -87,6 +118,7 @@ class Attention(nn.Module):
     """One score function with one alignment; see the module docstring."""
 
     score_fn: nn.Module
+    score_name: str  # its registered name (registry.SCORES)
     alignment: str = "global"
     window: int = 10  # D, the half-width of local windows
     predictor_dim: int = 64  # width of W_p in local_p's position predictor
@@ -117,11 +149,20 @@ class Attention(nn.Module):
         predicted = self.v_p(jnp.tanh(self.w_p(queries)))[..., 0]
         return lengths * nn.sigmoid(predicted)
 
-    def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None):
+    def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None,
+                 history: Optional[History] = None):
         """queries [B, T, dq]; positions [B, T] (target step of each query, for local_m);
         mask [B, T, S] (e.g. causal), combined with the memory's padding mask; bias
-        [B, T, S] added to the scores (e.g. ALiBi's distance penalty)."""
-        scores = self.score_fn(queries, memory.features)  # [B, T, S]
+        [B, T, S] added to the scores (e.g. ALiBi's distance penalty); history: what a
+        recurrent decoder carries (one query per step), for the scores and alignments
+        that read it."""
+        if SCORES[self.score_name].reads_history:
+            if history is None:
+                raise ValueError(f"the {self.score_name} score reads the previous steps' "
+                                 "attention, which only the RNN decoder carries")
+            scores = self.score_fn(queries, memory.features, history)
+        else:
+            scores = self.score_fn(queries, memory.features)  # [B, T, S]
         if bias is not None:
             scores = scores + bias
         valid = memory.mask[:, None, :]
@@ -139,6 +180,8 @@ class Attention(nn.Module):
         else:
             weights = self.normalize(scores, valid)
         self.sow("intermediates", "attention_weights", weights)
+        if history is not None:  # for the coverage loss, when it is trained with
+            self.sow("coverage", "coverage_loss", coverage_loss(weights, history.coverage))
         if self.alignment == "hard":
             return self._hard_context(weights, memory.values), weights
         return jnp.einsum("bts,bsd->btd", weights, memory.values), weights
@@ -242,13 +285,14 @@ class MultiHeadAttention(nn.Module):
                       self._repeat(mask), summary)
 
     def __call__(self, queries, memory: Memory, positions=None, mask=None, bias=None,
-                 rotary=None, relative=None):
+                 rotary=None, relative=None, history=None):
         """As Attention; ``bias`` is per head, [h, T, S]; ``rotary`` the queries'
         positions [T] for RoPE; ``relative`` Shaw et al.'s (a^K, a^V), each [T, S, d]:
         e_ts gains q_t·a^K_ts (prepared as the score prepares keys, e.g. / √d) and the
         context Σ_s α_ts a^V_ts (Shaw et al. 2018, Eq. 3-4). The weights returned are
         averaged over heads ([B, T, S]), the per-head ones are in the sown record
-        ([B·h, T, S])."""
+        ([B·h, T, S]). ``history`` (an RNN decoder's) only feeds the coverage loss,
+        on the head-averaged weights: no score that reads it runs in heads."""
         batch = queries.shape[0]
         if self.fused:
             if bias is not None or rotary is not None or relative is not None:
@@ -270,6 +314,8 @@ class MultiHeadAttention(nn.Module):
         if relative is not None:
             context = context + jnp.einsum("bts,tsd->btd", weights, relative_values)
         weights = weights.reshape((batch, self.num_heads) + weights.shape[1:]).mean(axis=1)
+        if history is not None:
+            self.sow("coverage", "coverage_loss", coverage_loss(weights, history.coverage))
         return self.out(self._merge(context, batch)), weights
 
 
@@ -298,7 +344,7 @@ class NoAttention(nn.Module):
     def prepare(self, values, mask, summary=None) -> Memory:
         return Memory(values, None, mask, summary)
 
-    def __call__(self, queries, memory: Memory, positions=None, mask=None):
+    def __call__(self, queries, memory: Memory, positions=None, mask=None, history=None):
         context = jnp.broadcast_to(memory.summary[:, None, :],
                                    queries.shape[:2] + memory.summary.shape[-1:])
         return context, None

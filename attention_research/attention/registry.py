@@ -20,6 +20,9 @@ class ScoreEntry:
     module: type  # a ``scores.Score`` subclass
     equal_sizes: bool  # compares q with k_s directly, so both need one size (dot)
     transformer: bool  # can drive Transformer self- and cross-attention
+    # Reads the attention history (the previous step's weights, their running sum) that
+    # only a recurrent decoder carries; such a score needs one query per step, one head.
+    reads_history: bool
     paper: str
 
 
@@ -41,10 +44,11 @@ ALIASES = {"concat": "additive"}  # Luong et al. call Bahdanau's score "concat"
 
 
 def register_score(name: str, *, paper: str, equal_sizes: bool = False,
-                   transformer: bool = True):
+                   transformer: bool = True, reads_history: bool = False):
     """Class decorator: register a score module under ``name``."""
     def add(module):
-        SCORES[name] = ScoreEntry(name, module, equal_sizes, transformer, paper)
+        SCORES[name] = ScoreEntry(name, module, equal_sizes, transformer and not reads_history,
+                                  reads_history, paper)
         return module
     return add
 

@@ -41,7 +41,7 @@ def recorded(records, name: str):
     found = [leaf for path, leaf in jax.tree_util.tree_leaves_with_path(records)
              if any(getattr(key, "key", None) == name for key in path)]
     if len(found) != 1:
-        raise ValueError(f"expected one hard attention recording {name!r}, found {len(found)}")
+        raise ValueError(f"expected one attention recording {name!r}, found {len(found)}")
     value = found[0]
     return value.reshape(value.shape[:2])
 

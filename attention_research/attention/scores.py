@@ -7,6 +7,10 @@ can be pre-computed"):
   prepare(keys)            [B, S, dk] -> key features, once per source sequence
   __call__(queries, feats) [B, T, dq] -> scores [B, T, S]
 
+A score registered with ``reads_history=True`` also takes the decoder's attention
+history (``attention.History``: α_{t−1} and the coverage Σ_{t'<t} α_{t'}), which
+only a recurrent decoder carries: ``__call__(queries, feats, history)``.
+
 A new score is one class here, registered with ``@register_score`` and the
 properties the rest of the code asks about (``registry.py``).
 """
@@ -26,6 +30,8 @@ class Score(nn.Module):
     key_dim: int  # dk, the encoder state (key) size
     attention_dim: int  # hidden size of a score's own layers (additive's W_a, U_a)
     max_length: int  # the longest source the model will see (location's rows)
+    filters: int = 10  # location_aware: number of convolution filters F (Chorowski: 10)
+    filter_width: int = 201  # location_aware: their width, odd (Chorowski: 201)
 
 
 @register_score("dot", equal_sizes=True, paper="Luong et al. 2015, Eq. 8")
@@ -137,3 +143,62 @@ class CosineScore(Score):
         key = key / jnp.sqrt(jnp.sum(key * key, axis=-1, keepdims=True) + self.epsilon)
         beta = nn.softplus(self.strength(queries))  # [B, T, 1]
         return beta * jnp.einsum("btd,bsd->bts", key, keys)
+
+
+@register_score("location_aware", reads_history=True,
+                paper="Chorowski et al. 2015, Eq. 8-9")
+class LocationAwareScore(Score):
+    """Chorowski et al. 2015 (Attention-based models for speech recognition), Eq. (8)-(9):
+
+        f_t = F ∗ α_{t−1},   e_{t,s} = wᵀ tanh(W q_t + V h̄_s + U f_{t,s} + b).
+
+    F is ``filters`` 1-D filters of odd width ``filter_width`` slid over the previous
+    step's weights (zero beyond the ends, so the features keep the source's length);
+    f_{t,s} ∈ R^filters says where the attention was near s. V h̄_s + b is
+    precomputed per sequence, as additive's U_a h̄_s is.
+    """
+
+    def setup(self):
+        if self.filter_width % 2 == 0:
+            raise ValueError(f"location_aware filters are centred on each position, so "
+                             f"their width must be odd; got {self.filter_width}")
+        self.w = nn.Dense(self.attention_dim, use_bias=False, name="W")
+        self.v = nn.Dense(self.attention_dim, name="V")  # its bias is Eq. 9's b
+        self.f = nn.Conv(self.filters, (self.filter_width,), padding="SAME", use_bias=False,
+                         name="F")
+        self.u = nn.Dense(self.attention_dim, use_bias=False, name="U")
+        self.w_out = nn.Dense(1, use_bias=False, name="w")
+
+    def prepare(self, keys):
+        return self.v(keys)
+
+    def __call__(self, queries, keys, history):
+        features = self.u(self.f(history.previous[..., None]))  # [B, S, attention_dim]
+        hidden = jnp.tanh(self.w(queries)[:, :, None, :] + keys[:, None] + features[:, None])
+        return self.w_out(hidden)[..., 0]
+
+
+@register_score("coverage", reads_history=True, paper="See et al. 2017, Eq. 11")
+class CoverageScore(Score):
+    """See et al. 2017 (Get to the point), Eq. (11); Tu et al. 2016 (Modeling coverage):
+
+        e_{t,s} = vᵀ tanh(W_h h̄_s + W_s q_t + w_c c_{t,s} + b),  c_t = Σ_{t'<t} α_{t'}.
+
+    The coverage c_{t,s} is how much attention source position s has received so far,
+    so the score can learn not to attend again where it already has. Trained with the
+    coverage loss (``model.attention.coverage_loss``, Eq. 12-13) it is told to.
+    """
+
+    def setup(self):
+        self.w_h = nn.Dense(self.attention_dim, name="W_h")  # its bias is Eq. 11's b
+        self.w_s = nn.Dense(self.attention_dim, use_bias=False, name="W_s")
+        self.w_c = nn.Dense(self.attention_dim, use_bias=False, name="w_c")
+        self.v = nn.Dense(1, use_bias=False, name="v")
+
+    def prepare(self, keys):
+        return self.w_h(keys)
+
+    def __call__(self, queries, keys, history):
+        covered = self.w_c(history.coverage[..., None])  # [B, S, attention_dim]
+        hidden = jnp.tanh(self.w_s(queries)[:, :, None, :] + keys[:, None] + covered[:, None])
+        return self.v(hidden)[..., 0]

@@ -66,4 +66,5 @@ def attention_kwargs(config) -> dict:
                 window=attention.window, soft_fraction=attention.hard.soft_fraction,
                 soft_unit=attention.hard.soft_unit,
                 num_heads=attention.num_heads, head_dim=attention.head_dim,
-                normalizer=attention.normalizer)
+                normalizer=attention.normalizer, filters=attention.location_filters,
+                filter_width=attention.location_width)

@@ -13,6 +13,10 @@ Decoder styles (only the attention varies between formulations):
 * ``luong`` — Luong et al. 2015, §3 and §3.3: attend with the current state h_t;
   attentional state h̃_t = tanh(W_c[c_t; h_t]) (Eq. 5) is both the output and,
   by input feeding, part of the next RNN input.
+
+The decoder's carry also holds its attention history (``attention.History``: the
+previous step's weights and their running sum), which location-aware and coverage
+scores read and beam search reorders with the rest of the carry.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from attention_research.attention import Memory, canonical_score, make_attention
+from attention_research.attention import History, Memory, canonical_score, make_attention
 from attention_research.errors import choice, require
 from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import attention_kwargs, register_family
@@ -152,22 +156,23 @@ class DecoderStep(nn.Module):
         return tuple(new_carries), x
 
     def __call__(self, carry, embedded, memory: Memory, step):
-        layer_carries, feed = carry
+        layer_carries, feed, history = carry
         position = step[:, None]  # this query's target position, for local_m
         if self.style == "bahdanau":
             previous = carry_output(self.cell, layer_carries[-1])  # s_{i-1}
-            context, weights = self.attend(previous[:, None, :], memory, position)
+            context, weights = self.attend(previous[:, None, :], memory, position,
+                                           history=history)
             context = context[:, 0]
             layer_carries, _ = self._rnn(layer_carries, jnp.concatenate([embedded, context], -1))
             pre = self.deep_output(jnp.concatenate([previous, embedded, context], -1))
             features = pre.reshape(pre.shape[:-1] + (self.hidden_size, 2)).max(-1)  # maxout
         else:
             layer_carries, h = self._rnn(layer_carries, jnp.concatenate([embedded, feed], -1))
-            context, weights = self.attend(h[:, None, :], memory, position)
+            context, weights = self.attend(h[:, None, :], memory, position, history=history)
             features = jnp.tanh(self.w_c(jnp.concatenate([context[:, 0], h], -1)))
             feed = features  # input feeding (Luong §3.3)
         weights = None if weights is None else weights[:, 0]
-        return (layer_carries, feed), (features, weights)
+        return (layer_carries, feed, history.advance(weights)), (features, weights)
 
 
 def _scan_decoder(step_module, carry, inputs, memory):
@@ -214,7 +219,7 @@ class Seq2Seq(nn.Module):
         summary = carry_output(self.cell, final_carries[-1])
         memory = self.step.prepare(states, mask, summary)
         feed = jnp.zeros((source.shape[0], self.hidden_size), states.dtype)
-        return memory, (final_carries, feed)
+        return memory, (final_carries, feed, History.start(mask))
 
     def start_decoding(self, source, max_length: int):
         """Decoding protocol (see decoding.py): (memory, carry) before the first step."""
@@ -234,9 +239,10 @@ class Seq2Seq(nn.Module):
         steps = jnp.broadcast_to(jnp.arange(target_inputs.shape[1]), target_inputs.shape)
         # Every step gets its own 'sample' key (hard attention) and the same
         # 'soft_choice' key (one soft/hard draw per sequence), and stacks what it
-        # records ('intermediates' for plots, 'reinforce' for the hard-attention loss).
+        # records ('intermediates' for plots, 'reinforce' for the hard-attention loss,
+        # 'coverage' for the coverage loss).
         scan = nn.scan(_scan_decoder, variable_broadcast="params",
-                       variable_axes={"intermediates": 1, "reinforce": 1},
+                       variable_axes={"intermediates": 1, "reinforce": 1, "coverage": 1},
                        split_rngs={"params": False, "sample": True, "soft_choice": False},
                        in_axes=(1, nn.broadcast), out_axes=1)
         _, (features, weights) = scan(self.step, carry, (embedded, steps), memory)

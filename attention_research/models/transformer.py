@@ -81,7 +81,9 @@ def alibi_bias(num_heads: int, query_positions, key_positions):
 def check_transformer_attention(score: str, alignment: str):
     if score not in transformer_scores():
         raise ValueError(f"score {score!r} cannot drive Transformer self- and cross-attention "
-                         f"(location has no keys to compare, none has no attention); valid "
+                         f"(location has no keys to compare, none has no attention, "
+                         f"location_aware and coverage read the previous steps' attention, "
+                         f"which a parallel decoder does not have); valid "
                          f"choices: {', '.join(transformer_scores())}")
     if alignment not in transformer_alignments():
         raise ValueError(f"the Transformer attends globally; alignment {alignment!r} is for "
@@ -336,6 +338,9 @@ def validate(config):
     except ValueError as error:
         raise ConfigError(f"model.attention: {error}") from None
     choice(model.positions, POSITIONS, "model.positions")
+    require(model.attention.coverage_loss == 0, "model.attention.coverage_loss needs the "
+            "running sum of past attention, which only the rnn family carries (a Transformer "
+            "decodes every step at once); set it to 0 or use model.family=rnn")
     require(model.ff_dim >= 1, f"model.ff_dim must be >= 1, got {model.ff_dim}")
     require(not model.fused_attention or model.attention.score == "scaled_dot",
             "model.fused_attention computes scaled_dot attention only; set "

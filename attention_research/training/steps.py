@@ -222,15 +222,17 @@ def make_teacher_forced(model, placement):
                         placement)
 
 
-def make_translate(model, placement, beam_size: int, alpha: float):
-    """jit(vmap(decode)) over members: greedy (beam_size 1) or beam search.
+def make_translate(model, placement, beam_size: int, alpha: float, beta: float = 0.0):
+    """jit(vmap(decode)) over members: greedy (beam_size 1) or beam search with length
+    penalty ``alpha`` and coverage penalty ``beta``.
 
     ``translate(params, source, max_length)`` -> tokens [M, B, T], weights [M, B, T, S].
     """
     def member_translate(params, source, max_length):
         if beam_size == 1:
             return greedy_decode(model, params, source, max_length)
-        tokens, weights, _ = beam_search(model, params, source, max_length, beam_size, alpha)
+        tokens, weights, _ = beam_search(model, params, source, max_length, beam_size, alpha,
+                                         beta)
         return tokens, weights
 
     return over_members(member_translate, placement, static_argnums=(2,))

@@ -47,6 +47,7 @@ class Translation:
         task.eval_split = "test"  # the split the final BLEU is measured on
         task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
         task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
+        task.coverage_penalty = 0.0  # GNMT's beta in Wu et al. 2016, Eq. 14 (0: off)
         # BLEU by source length: each bin's last word count, and one bin for longer.
         # ding_de_en's test sentences are short (median 7 words, 81 of 1,033 over 12);
         # for WMT use e.g. (10, 20, 30, 40, 50), Bahdanau et al.'s Figure 2.
@@ -94,6 +95,8 @@ class Translation:
             require(task[field] >= 1, f"task.{field} must be >= 1, got {task[field]}")
         require(task.length_penalty >= 0, f"task.length_penalty must be >= 0, got "
                 f"{task.length_penalty}")
+        require(task.coverage_penalty >= 0, f"task.coverage_penalty must be >= 0, got "
+                f"{task.coverage_penalty}")
         choice(task.eval_split, ("validation", "test"), "task.eval_split")
         require(task.num_samples >= 0, "task.num_samples must be >= 0")
         require(task.batch_tokens == 0 or task.batch_tokens >= buckets[-1],
@@ -162,7 +165,8 @@ class Translation:
         teacher_forced = make_teacher_forced(model, placement)
         self.greedy = make_translate(model, placement, 1, 0.0)
         self.beam = make_translate(model, placement, self.config.task.beam_size,
-                                   self.config.task.length_penalty)
+                                   self.config.task.length_penalty,
+                                   self.config.task.coverage_penalty)
 
         def evaluate(params) -> list[dict]:
             loss, token_acc = self._validation_loss(teacher_forced, params)
@@ -246,7 +250,8 @@ class Translation:
                 log=scored,
                 summary={"dataset": task.dataset,
                          "decoding": {"split": task.eval_split, "beam_size": task.beam_size,
-                                      "length_penalty": task.length_penalty},
+                                      "length_penalty": task.length_penalty,
+                                      "coverage_penalty": task.coverage_penalty},
                          "data": {name: len(s) for name, s in self.splits.items()}
                          | {"train_pairs_too_long": self.batches.skipped,
                             "vocab_size": self.vocab_size}},
