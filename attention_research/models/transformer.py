@@ -46,7 +46,8 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from attention_research.attention import (
-    Memory, canonical_score, make_attention, transformer_alignments, transformer_scores)
+    SCORES, Memory, canonical_score, make_attention, transformer_alignments,
+    transformer_scores)
 from attention_research.errors import ConfigError, choice, require
 from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import (
@@ -80,9 +81,10 @@ def alibi_bias(num_heads: int, query_positions, key_positions):
 
 def check_transformer_attention(score: str, alignment: str):
     if score not in transformer_scores():
+        history = [name for name, entry in SCORES.items() if entry.reads_history]
         raise ValueError(f"score {score!r} cannot drive Transformer self- and cross-attention "
                          f"(location has no keys to compare, none has no attention, "
-                         f"location_aware and coverage read the previous steps' attention, "
+                         f"{' and '.join(history)} read the previous steps' attention, "
                          f"which a parallel decoder does not have); valid "
                          f"choices: {', '.join(transformer_scores())}")
     if alignment not in transformer_alignments():
