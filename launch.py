@@ -48,6 +48,10 @@ _PART = flags.DEFINE_string(
     "part", "1/1", "K/N: train only cohorts K, K+N, K+2N, … of a sweep, so that N independent "
     "jobs share one work directory (a job array; single-core processes on a small CPU). "
     "The report is written once every member is finished.")
+_ONLY = flags.DEFINE_string(
+    "only", "", "Sweeps: train only the cohorts with a member whose name contains this "
+    "text (e.g. alignment-monotonic: a formulation just added to a sweep); with --part, "
+    "both apply.")
 _RECORD = flags.DEFINE_bool(
     "record", False, "Sweeps: afterwards, copy the report and every finished member into "
     "results/<name>/ beside the sweep file (experiments/results/NAME/), replacing files of "
@@ -208,15 +212,16 @@ def run():
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
     sweep = load_sweep(spec)
-    if sweep is None and (part != (1, 1) or _RECORD.value):
-        raise app.UsageError("--part and --record are for sweeps; this config has no "
-                             "get_sweep()")
+    if sweep is None and (part != (1, 1) or _RECORD.value or _ONLY.value):
+        raise app.UsageError("--part, --only and --record are for sweeps; this config has "
+                             "no get_sweep()")
     print(f"work directory: {workdir}")
     if jax.process_index() == 0:
         ensure_writable(workdir)  # a clear error now, not after compiling
     if sweep is not None:
         command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
-        finished = run_sweep(config, sweep, workdir, part=part, command=command)
+        finished = run_sweep(config, sweep, workdir, part=part, only=_ONLY.value,
+                             command=command)
         if finished and jax.process_index() == 0:
             print((Path(workdir) / "summary.md").read_text())
         if _RECORD.value and jax.process_index() == 0:

@@ -31,10 +31,17 @@ def _validate_attention(model):
     require(attn.head_dim > 0 or model.hidden_size % attn.num_heads == 0,
             f"model.attention.num_heads ({attn.num_heads}) must divide model.hidden_size "
             f"({model.hidden_size}), or set model.attention.head_dim")
-    require(attention.ALIGNMENTS[attn.alignment].multihead
-            or not (attn.num_heads > 1 or attn.head_dim > 0),
-            f"{attn.alignment} attention samples one position per query: use "
-            f"model.attention.num_heads=1 and model.attention.head_dim=0")
+    alignment = attention.ALIGNMENTS[attn.alignment]
+    why = ("reads where one query stopped at the previous step" if alignment.reads_history
+           else "samples one position per query")
+    require(alignment.multihead or not (attn.num_heads > 1 or attn.head_dim > 0),
+            f"{attn.alignment} attention {why}: use model.attention.num_heads=1 and "
+            f"model.attention.head_dim=0")
+    require(not alignment.reads_history or attn.normalizer == "softmax",
+            f"{attn.alignment} attention turns scores into weights by its own stopping "
+            f"probabilities: set model.attention.normalizer=softmax, not {attn.normalizer!r}")
+    require(attn.monotonic.noise >= 0, f"model.attention.monotonic.noise must be >= 0, got "
+            f"{attn.monotonic.noise}")
     reads_history = score in attention.SCORES and attention.SCORES[score].reads_history
     require(not reads_history or not (attn.num_heads > 1 or attn.head_dim > 0),
             f"the {score} score reads the previous step's weights of one query: use "

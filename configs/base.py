@@ -78,7 +78,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     model.max_source_length = 0  # longest source the model will see (location); 0: task.eval_max_length
     model.attention = attention = ml_collections.ConfigDict()
     attention.score = "additive"  # a registered score (dot, scaled_dot, general, additive, …) or none
-    attention.alignment = "global"  # a registered alignment: global | local_m | local_p | hard
+    attention.alignment = "global"  # registered: global | local_m | local_p | hard | monotonic
     attention.normalizer = "softmax"  # scores -> weights: softmax | sparsemax | entmax15
     attention.dim = 64  # hidden size of the additive score (W_a, U_a, v_a) and of local_p's W_p
     attention.window = 10  # D: local windows span [p_t - D, p_t + D]; local_p's sigma = D/2
@@ -87,6 +87,9 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     attention.location_filters = 10  # location_aware: filters F over α_{t-1} (Chorowski: 10)
     attention.location_width = 201  # location_aware: their width, odd (Chorowski: 201)
     attention.coverage_loss = 0.0  # RNN: λ of See et al.'s coverage loss (their λ = 1)
+    attention.monotonic = monotonic = ml_collections.ConfigDict()  # Raffel et al. 2017
+    monotonic.bias = -4.0  # initial r, the energy's learned bias: start by rarely stopping
+    monotonic.noise = 1.0  # std of the Gaussian noise added before the sigmoid in training
     attention.hard = hard = ml_collections.ConfigDict()  # hard attention (Xu et al. 2015)
     hard.soft_fraction = 0.0  # share of steps (or sequences) that use the expected context
     hard.soft_unit = "step"  # step | sequence (Xu et al.: "with probability 0.5 for a given image")

@@ -9,7 +9,8 @@ reach the ceiling) are read on a fine grid.
 Copy and reverse are position-addressed: the source position of output step t is t or
 L - 1 - t. Sort is content-addressed: it depends on the symbols alone, so ``location``
 (weights from the target state only) and ``local_m`` (a window around p_t = t) should
-fail there by design. summary.md answers which formulation wins where: sequence
+fail there by design; ``monotonic`` (Raffel et al. 2017: it can never read back)
+should learn copy and fail on reverse and sort. summary.md answers which formulation wins where: sequence
 accuracy on lengths seen and longer, alignment accuracy, steps to 0.99, mean and
 spread over seeds.
 """
@@ -22,7 +23,7 @@ FORMULATIONS = (
     [{SCORE: score} for score in
      ("additive", "dot", "scaled_dot", "general", "location", "cosine", "none")]
     + [{SCORE: "additive", "config.model.attention.alignment": alignment}
-       for alignment in ("local_m", "local_p", "hard")]
+       for alignment in ("local_m", "local_p", "hard", "monotonic")]
     + [{SCORE: "additive", "config.model.attention.normalizer": normalizer}
        for normalizer in ("sparsemax", "entmax15")]
     # Scores that read the decoder's past attention (configs/location_aware.py, coverage.py).

@@ -5,7 +5,8 @@ reverse sources of lengths 1-20; evaluate every length to 200 (10x), in ranges 1
     python launch.py --config=experiments/length_generalization.py
 
 The RNN encoder-decoder with additive, dot, cosine and location-aware attention (which
-reads where it attended last, Chorowski et al. 2015) against the
+reads where it attended last, Chorowski et al. 2015) and additive monotonic attention
+(which reads on from where it stopped, Raffel et al. 2017; hard at test) against the
 Transformer (2 layers, 4 heads) with sinusoidal and with learned positions — and with
 positions that are never absolute in self-attention: ALiBi (Press et al. 2022) or none
 at all (NoPE) in the decoder, relative representations (Shaw et al. 2018) or RoPE
@@ -28,6 +29,7 @@ SCORE = "config.model.attention.score"
 TRANSFORMER = {"config.model.family": "transformer", SCORE: "scaled_dot",
                "config.model.attention.num_heads": 4, "config.model.num_layers": 2}
 MODELS = ([{SCORE: score} for score in ("additive", "dot", "cosine", "location_aware")]
+          + [{SCORE: "additive", "config.model.attention.alignment": "monotonic"}]
           + [{**TRANSFORMER, "config.model.positions": p}
              for p in ("sinusoidal", "learned", "alibi", "nope", "relative", "rope")])
 ABSOLUTE = ("sinusoidal", "learned")  # the Transformers of Dehghani et al.'s comparison

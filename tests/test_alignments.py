@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attention_research import attention
-from attention_research.attention import reinforce
+from attention_research.attention import monotonic, reinforce
 
 B, T, S, D = 2, 6, 12, 8
 LENGTHS = np.array([12, 9])
@@ -396,3 +396,100 @@ def test_multi_head_attention_with_per_row_padding_matches_numpy_head_by_head(sc
     sown = np.asarray(state["intermediates"]["attention"]["attention_weights"][0])
     np.testing.assert_allclose(sown.reshape(B, heads, T, S), weights, rtol=1e-5, atol=1e-6)
     assert np.all(sown.reshape(B, heads, T, S)[1, :, :, LENGTHS[1]:] == 0.0)
+
+
+def _numpy_monotonic(p, previous):
+    """Raffel et al. 2017, Eq. 9, term by term in float64:
+    α_j = p_j Σ_{k≤j} α⁻_k Π_{l=k}^{j−1} (1 − p_l)."""
+    p, previous = np.asarray(p, np.float64), np.asarray(previous, np.float64)
+    alpha = np.zeros(p.shape)
+    for b in range(p.shape[0]):
+        for t in range(p.shape[1]):
+            for j in range(p.shape[2]):
+                alpha[b, t, j] = p[b, t, j] * sum(
+                    previous[b, k] * np.prod(1.0 - p[b, t, k:j]) for k in range(j + 1))
+    return alpha
+
+
+def test_monotonic_expected_alignment_is_raffels_equation_9():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=(B, T, S)).astype(np.float32)
+    p = np.where(np.arange(S) < LENGTHS[:, None, None], p, 0.0)  # padding never stops
+    previous = rng.dirichlet(np.ones(S), size=B).astype(np.float32) * 0.9  # Σ ≤ 1
+    alpha = np.asarray(monotonic.expected_alignment(jnp.asarray(p), jnp.asarray(previous)))
+    np.testing.assert_allclose(alpha, _numpy_monotonic(p, previous), rtol=1e-5, atol=1e-7)
+    assert np.all(alpha[1, :, LENGTHS[1]:] == 0.0)
+    assert np.all(alpha.sum(-1) <= 1 + 1e-6)
+
+
+def test_monotonic_expected_alignment_stays_exact_where_raffels_cumprod_form_underflows():
+    """100 hesitant positions (p = 0.2), then 100 confident ones (p = 0.999): Π(1 − p)
+    falls to ~1e-310, below float32's range, where App. C.1's division by the
+    cumulative product breaks; the scan multiplies numbers in [0, 1] only."""
+    p = np.full((1, 1, 200), 0.999, np.float32)
+    p[..., :100] = 0.2
+    previous = np.zeros((1, 200), np.float32)
+    previous[0, [0, 150]] = 0.5
+    alpha = np.asarray(monotonic.expected_alignment(jnp.asarray(p), jnp.asarray(previous)))
+    assert np.all(np.isfinite(alpha))
+    np.testing.assert_allclose(alpha, _numpy_monotonic(p, previous), rtol=1e-4, atol=1e-9)
+    exclusive = np.cumprod(np.concatenate([[1.0], 1 - p[0, 0, :-1]])).astype(np.float32)
+    assert exclusive[-1] == 0.0  # the closed form would divide by this
+
+
+def _monotonic_step(previous, noise_key=None, noise=0.0, bias=0.0, seed=2):
+    """One decoder step of dot-score monotonic attention (one query per row)."""
+    queries, values, mask = _inputs(seed)
+    queries = queries[:, :1]
+    module = _make("monotonic", monotonic_bias=bias, monotonic_noise=noise)
+    history = attention.History(jnp.asarray(previous), jnp.zeros((B, S)))
+
+    def forward(m, q, v, k):
+        return m(q, m.prepare(v, k), history=history)
+
+    rngs = {} if noise_key is None else {"sample": noise_key}
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=forward)
+    context, weights = module.apply(variables, queries, values, mask, method=forward, rngs=rngs)
+    energy = np.einsum("btd,bsd->bts", queries, values) + bias
+    return np.asarray(context), np.asarray(weights), energy, values, mask
+
+
+def test_monotonic_attention_in_training_is_the_expected_alignment_of_sigmoid_energies():
+    previous = np.eye(S, dtype=np.float32)[[0, 3]]
+    _, weights, energy, _, mask = _monotonic_step(previous, jax.random.PRNGKey(1), bias=-1.0)
+    p = np.where(mask[:, None, :], 1 / (1 + np.exp(-energy)), 0.0)
+    np.testing.assert_allclose(weights, _numpy_monotonic(p, previous), rtol=1e-5, atol=1e-7)
+    assert np.all(weights[1, :, LENGTHS[1]:] == 0.0)
+    # The pre-sigmoid noise (§2.4) changes the weights, and only in training.
+    _, noisy, _, _, _ = _monotonic_step(previous, jax.random.PRNGKey(1), noise=1.0, bias=-1.0)
+    assert not np.allclose(noisy, weights)
+
+
+def test_monotonic_attention_at_test_attends_the_first_stop_from_where_it_last_stopped():
+    starts = [2, 5]
+    previous = np.eye(S, dtype=np.float32)[starts]
+    context, weights, energy, values, mask = _monotonic_step(previous, bias=0.0, seed=4)
+    for row, start in enumerate(starts):
+        stops = [j for j in range(start, LENGTHS[row]) if energy[row, 0, j] >= 0]
+        if stops:  # the one-hot of the first stop at or after t_{i−1}
+            np.testing.assert_array_equal(weights[row, 0], np.eye(S)[stops[0]])
+            np.testing.assert_allclose(context[row, 0], values[row, stops[0]], rtol=1e-6)
+        else:  # ran off the end: no weight, zero context
+            assert np.all(weights[row, 0] == 0) and np.all(context[row, 0] == 0)
+    # A bias so low that nothing stops: the scan runs off the end of every row.
+    context, weights, *_ = _monotonic_step(previous, bias=-1e3, seed=4)
+    assert np.all(weights == 0) and np.all(context == 0)
+
+
+def test_monotonic_attention_needs_the_decoders_history_and_one_head():
+    queries, values, mask = _inputs()
+    module = _make("monotonic")
+    with pytest.raises(ValueError, match="only the RNN decoder carries"):
+        module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    with pytest.raises(ValueError, match="not supported with projected heads"):
+        _make("monotonic", num_heads=2)
+    with pytest.raises(ValueError, match="normalizer='softmax'"):
+        history = attention.History(jnp.zeros((B, S)), jnp.zeros((B, S)))
+        _make("monotonic", normalizer="sparsemax").init(
+            jax.random.PRNGKey(0), queries, values, mask,
+            method=lambda m, q, v, k: m(q, m.prepare(v, k), history=history))

@@ -17,8 +17,9 @@ SCORES = sorted(attention.SCORES) + ["none"]
 VOCAB = 6 + data.NUM_SPECIAL
 
 
-def _model(score="additive", cell="lstm", style="luong", **overrides):
+def _model(score="additive", cell="lstm", style="luong", alignment="global", **overrides):
     config = tiny_config(score, cell=cell, style=style)
+    config.model.attention.alignment = alignment
     config.model.update(overrides)
     return models.make_model(config, VOCAB, VOCAB)
 
@@ -85,13 +86,14 @@ def test_sown_weights_equal_the_returned_weights():
     np.testing.assert_array_equal(np.asarray(sown)[:, :, 0], np.asarray(weights))
 
 
-@pytest.mark.parametrize("score, style", [("additive", "luong"), ("additive", "bahdanau"),
-                                          ("location_aware", "luong"),
-                                          ("coverage", "bahdanau")])
-def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, style):
+@pytest.mark.parametrize("score, style, alignment", [
+    ("additive", "luong", "global"), ("additive", "bahdanau", "global"),
+    ("location_aware", "luong", "global"), ("coverage", "bahdanau", "global"),
+    ("additive", "luong", "monotonic")])
+def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, style, alignment):
     """Feeding the greedy output back with teacher forcing reproduces it step by step,
-    for decoders whose state holds past attention too."""
-    model, batch = _model(score, style=style), _batch(batch_size=6)
+    for decoders whose state holds past attention too (monotonic: where it stopped)."""
+    model, batch = _model(score, style=style, alignment=alignment), _batch(batch_size=6)
     params = model.init(jax.random.PRNGKey(2), batch.source, batch.target_inputs)["params"]
     tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 6))(params, batch.source)
     inputs = jnp.concatenate([jnp.full((6, 1), data.BOS), tokens[:, :-1]], axis=1)
@@ -103,6 +105,34 @@ def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, st
         np.testing.assert_array_equal(tokens[row, :stop], forced[row, :stop])
         assert np.all(tokens[row, stop:] == data.PAD)
         np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
+
+
+def test_monotonic_training_reaches_every_parameter_and_tests_hard():
+    """In training (a 'sample' rng) the expected alignment is differentiable, r included;
+    at test each step attends one position or none, never before the last one."""
+    model, batch = _model(alignment="monotonic"), _batch(batch_size=6)
+    params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
+
+    def loss(p):
+        logits, _ = model.apply({"params": p}, batch.source, batch.target_inputs,
+                                rngs={"sample": jax.random.PRNGKey(1)})
+        return jnp.mean(jax.nn.log_softmax(logits)[..., 0])
+
+    leaves = jax.tree_util.tree_leaves_with_path(jax.grad(loss)(params))
+    assert all(np.all(np.isfinite(g)) for _, g in leaves)
+    assert not [jax.tree_util.keystr(path) for path, g in leaves if not np.any(g)]
+    # Peaked energies and r = 0 (not the −4 that starts training): stops happen.
+    params = jax.tree_util.tree_map(lambda p: 3.0 * p, params)
+    params["decoder"]["attention"]["r"] = jnp.zeros(())
+    _, weights = model.apply({"params": params}, batch.source, batch.target_inputs)
+    weights = np.asarray(weights)
+    assert set(np.unique(weights)) <= {0.0, 1.0} and np.all(weights.sum(-1) <= 1)
+    attended = np.where(weights.sum(-1) > 0, weights.argmax(-1), -1)
+    for row in attended:  # positions never go back; once it runs off the end, it is done
+        seen = row[row >= 0]
+        assert np.all(np.diff(seen) >= 0)
+        assert np.all(row[np.argmax(row < 0):] < 0) if np.any(row < 0) else True
+    assert np.any(attended > 0)
 
 
 def test_unknown_cell_and_style_are_refused():

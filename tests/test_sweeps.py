@@ -124,8 +124,12 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
 
 
 def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(tmp_path):
+    """Part 2 of 2 trains cohort 2; ``only`` then trains the one left by name."""
     base = tiny_config()
     sweep = sweeps.axis("config.model.attention.score", ["dot", "additive"])
+    with pytest.raises(ConfigError, match="in no member's name; the members are: score-dot, "
+                                          "score-additive"):
+        run_sweep(base, sweep, tmp_path, progress=False, only="score-cosine")
     calls = []
     assert run_sweep(base, sweep, tmp_path, progress=False, part=(2, 2),
                      hooks=[calls.append]) is None  # cohort 1 (dot) is part 1's
@@ -133,7 +137,7 @@ def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(
     assert not (tmp_path / "members" / "score-dot").exists()
     assert not (tmp_path / "summary.md").exists() and len(calls) == 4
     calls.clear()
-    summaries = run_sweep(base, sweep, tmp_path, progress=False, part=(1, 2),
+    summaries = run_sweep(base, sweep, tmp_path, progress=False, only="score-dot",
                           hooks=[calls.append])
     assert len(calls) == 4  # dot only; additive was part 2's and finished
     assert [s["members"][0]["seed"] for s in summaries] == [0, 0]
@@ -148,7 +152,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (240, 48), "length_generalization": (100, 20),
+    expected = {"compare_attention": (255, 51), "length_generalization": (110, 22),
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (90, 18), "local_attention": (9, 3),

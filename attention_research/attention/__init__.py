@@ -42,7 +42,8 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                    soft_fraction: float = 0.0, soft_unit: str = "step",
                    num_heads: int = 1, projections: bool = False,
                    head_dim: int = 0, fused: bool = False, normalizer: str = "softmax",
-                   filters: int = 10, filter_width: int = 201, name: str = "attention"):
+                   filters: int = 10, filter_width: int = 201, monotonic_bias: float = -4.0,
+                   monotonic_noise: float = 1.0, name: str = "attention"):
     """Build the attention module a config names.
 
     With ``num_heads > 1``, ``projections`` or ``head_dim > 0`` the score runs
@@ -64,6 +65,10 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
             raise ValueError(f"the {score} score reads the previous step's attention of one "
                              "query; it is not supported with projected heads (use "
                              "num_heads=1, head_dim=0)")
+        if ALIGNMENTS[alignment].reads_history:
+            raise ValueError(f"{alignment} attention reads where one query stopped at the "
+                             "previous step; it is not supported with projected heads (use "
+                             "num_heads=1, head_dim=0)")
         if not ALIGNMENTS[alignment].multihead:
             raise ValueError(f"{alignment} attention samples one position per query; it is "
                              "not supported with projected heads (use num_heads=1, head_dim=0)")
@@ -84,6 +89,7 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
     core = Attention(score_fn=score_fn, score_name=score, alignment=alignment, window=window,
                      predictor_dim=attention_dim, soft_fraction=soft_fraction,
                      soft_unit=soft_unit, normalizer=normalizer,
+                     monotonic_bias=monotonic_bias, monotonic_noise=monotonic_noise,
                      name=None if multihead else name)
     if not multihead:
         return core

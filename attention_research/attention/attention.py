@@ -23,6 +23,9 @@ Alignments (Luong et al. 2015 §3.1-3.2; Xu et al. 2015 §4.1):
   REINFORCE loss, the training signal hard attention registers (``reinforce.py``).
   Without the rng (evaluation) the context is the state at argmax α. The weights
   returned are α.
+* ``monotonic`` — Raffel et al. 2017: stop at the first position, from where the
+  previous step stopped, whose σ(score + r) says so; trained on the expected
+  alignment, hard at test (``monotonic.py``). RNN decoder only.
 
 Any alignment may turn its scores into weights with sparsemax or 1.5-entmax instead
 of softmax (``normalizer``, see ``normalizers.py``).
@@ -43,6 +46,7 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
+from attention_research.attention import monotonic
 from attention_research.attention.normalizers import NORMALIZERS
 from attention_research.attention.registry import ALIGNMENTS, SCORES, register_alignment
 from attention_research.attention.reinforce import Reinforce
@@ -54,6 +58,10 @@ register_alignment("local_p", local=True, paper="Luong et al. 2015, Eq. 9-10")
 # One sampled position per query: projected heads would each need their own sample.
 register_alignment("hard", multihead=False, training_signal=Reinforce,
                    paper="Xu et al. 2015, §4.1, Eq. 10-12")
+# Reads where the previous step stopped, which only a recurrent decoder carries.
+register_alignment("monotonic", reads_history=True, history_start="first",
+                   paper="Raffel et al. 2017, Eq. 9-14")
+HISTORY_STARTS = ("uniform", "first")
 
 
 class History(NamedTuple):
@@ -69,11 +77,20 @@ class History(NamedTuple):
     coverage: jnp.ndarray  # [B, S] c_t
 
     @classmethod
-    def start(cls, mask):
-        """Before the first step: α_0 uniform over the real source positions (ESPnet's
-        AttLoc starts so; Chorowski et al. leave it open) and no coverage."""
+    def start(cls, mask, how: str = "uniform"):
+        """Before the first step, no coverage and α_0: ``uniform`` over the real source
+        positions (ESPnet's AttLoc starts so; Chorowski et al. leave it open) or all on
+        the ``first`` (Raffel et al.'s monotonic attention starts reading there); the
+        alignment's registry entry says which."""
         real = mask.astype(jnp.float32)
-        return cls(real / jnp.maximum(real.sum(-1, keepdims=True), 1.0), jnp.zeros_like(real))
+        if how == "first":
+            previous = jnp.zeros_like(real).at[:, 0].set(1.0)
+        elif how == "uniform":
+            previous = real / jnp.maximum(real.sum(-1, keepdims=True), 1.0)
+        else:
+            raise ValueError(f"unknown history start {how!r}; valid choices: "
+                             f"{', '.join(HISTORY_STARTS)}")
+        return cls(previous, jnp.zeros_like(real))
 
     def advance(self, weights):
         """After a step that attended with ``weights`` [B, S] (None: no attention)."""
@@ -125,6 +142,8 @@ class Attention(nn.Module):
     soft_fraction: float = 0.0  # hard: share of steps that use the expected context
     soft_unit: str = "step"  # hard: draw soft_fraction per target "step" or per "sequence"
     normalizer: str = "softmax"  # scores -> weights: softmax | sparsemax | entmax15
+    monotonic_bias: float = -4.0  # monotonic: initial value of the energy's bias r
+    monotonic_noise: float = 1.0  # monotonic: std of the pre-sigmoid noise in training
 
     def setup(self):
         if self.alignment not in ALIGNMENTS:
@@ -137,6 +156,11 @@ class Attention(nn.Module):
         if self.alignment == "local_p":
             self.w_p = nn.Dense(self.predictor_dim, use_bias=False, name="W_p")
             self.v_p = nn.Dense(1, use_bias=False, name="v_p")
+        if self.alignment == "monotonic":
+            if self.normalizer != "softmax":
+                raise ValueError("monotonic attention turns scores into weights by its own "
+                                 "stopping probabilities; use normalizer='softmax'")
+            self.r = self.param("r", nn.initializers.constant(self.monotonic_bias), ())
 
     def prepare(self, values, mask, summary=None) -> Memory:
         return Memory(values, self.score_fn.prepare(values), mask, summary)
@@ -156,10 +180,11 @@ class Attention(nn.Module):
         [B, T, S] added to the scores (e.g. ALiBi's distance penalty); history: what a
         recurrent decoder carries (one query per step), for the scores and alignments
         that read it."""
+        if history is None and (SCORES[self.score_name].reads_history
+                                or ALIGNMENTS[self.alignment].reads_history):
+            raise ValueError(f"{self.score_name} {self.alignment} attention reads the "
+                             "previous steps' attention, which only the RNN decoder carries")
         if SCORES[self.score_name].reads_history:
-            if history is None:
-                raise ValueError(f"the {self.score_name} score reads the previous steps' "
-                                 "attention, which only the RNN decoder carries")
             scores = self.score_fn(queries, memory.features, history)
         else:
             scores = self.score_fn(queries, memory.features)  # [B, T, S]
@@ -177,6 +202,8 @@ class Attention(nn.Module):
             weights = self.normalize(scores, inside)
             if self.alignment == "local_p":
                 weights = weights * gaussian_weighting(centres, num_positions, self.window / 2)
+        elif self.alignment == "monotonic":
+            weights = self._monotonic(scores, valid, history.previous)
         else:
             weights = self.normalize(scores, valid)
         self.sow("intermediates", "attention_weights", weights)
@@ -185,6 +212,13 @@ class Attention(nn.Module):
         if self.alignment == "hard":
             return self._hard_context(weights, memory.values), weights
         return jnp.einsum("bts,bsd->btd", weights, memory.values), weights
+
+    def _monotonic(self, scores, valid, previous):
+        """Expected alignment in training (a ``sample`` rng feeds the noise), the hard
+        monotonic process at test; see ``monotonic.py``."""
+        key = self.make_rng("sample") if self.has_rng("sample") else None
+        p = monotonic.stopping_probabilities(scores + self.r, valid, key, self.monotonic_noise)
+        return monotonic.expected_alignment(p, previous)
 
     def _hard_context(self, weights, values):
         if not self.has_rng("sample"):  # evaluation: the most probable position

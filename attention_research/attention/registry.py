@@ -36,6 +36,12 @@ class AlignmentEntry:
     # trains with (see ``reinforce.py``); None: the likelihood alone.
     training_signal: Optional[Callable]
     paper: str
+    # Reads the previous step's weights (monotonic: where the last step stopped), which
+    # only a recurrent decoder carries: RNN-only, one query per step, one head.
+    reads_history: bool = False
+    # α_0, the weights "before the first step": uniform over the source, or all on its
+    # first position (monotonic attention starts reading there).
+    history_start: str = "uniform"
 
 
 SCORES: dict[str, ScoreEntry] = {}
@@ -54,9 +60,11 @@ def register_score(name: str, *, paper: str, equal_sizes: bool = False,
 
 
 def register_alignment(name: str, *, paper: str, local: bool = False, multihead: bool = True,
-                       transformer: bool = False, training_signal: Optional[Callable] = None):
-    ALIGNMENTS[name] = AlignmentEntry(name, local, multihead, transformer, training_signal,
-                                      paper)
+                       transformer: bool = False, training_signal: Optional[Callable] = None,
+                       reads_history: bool = False, history_start: str = "uniform"):
+    ALIGNMENTS[name] = AlignmentEntry(name, local, multihead and not reads_history,
+                                      transformer and not reads_history, training_signal,
+                                      paper, reads_history, history_start)
 
 
 def score_names() -> list[str]:

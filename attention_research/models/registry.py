@@ -67,4 +67,5 @@ def attention_kwargs(config) -> dict:
                 soft_unit=attention.hard.soft_unit,
                 num_heads=attention.num_heads, head_dim=attention.head_dim,
                 normalizer=attention.normalizer, filters=attention.location_filters,
-                filter_width=attention.location_width)
+                filter_width=attention.location_width,
+                monotonic_bias=attention.monotonic.bias, monotonic_noise=attention.monotonic.noise)

@@ -27,7 +27,8 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from attention_research.attention import History, Memory, canonical_score, make_attention
+from attention_research.attention import (
+    ALIGNMENTS, History, Memory, canonical_score, make_attention)
 from attention_research.errors import choice, require
 from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import attention_kwargs, register_family
@@ -219,7 +220,8 @@ class Seq2Seq(nn.Module):
         summary = carry_output(self.cell, final_carries[-1])
         memory = self.step.prepare(states, mask, summary)
         feed = jnp.zeros((source.shape[0], self.hidden_size), states.dtype)
-        return memory, (final_carries, feed, History.start(mask))
+        start = ALIGNMENTS[self.attention["alignment"]].history_start
+        return memory, (final_carries, feed, History.start(mask, start))
 
     def start_decoding(self, source, max_length: int):
         """Decoding protocol (see decoding.py): (memory, carry) before the first step."""

@@ -61,13 +61,14 @@ def report_writer(members):
 
 
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
-              hooks=(), part: tuple[int, int] = (1, 1),
+              hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
               command: str | None = None) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
-    cohorts; returns every member's summary in order, or None while members of
-    other parts are unfinished (the report waits for them). ``command``, the command
-    line that runs the sweep, is appended to the work directory's commands.txt once
-    every member is validated."""
+    cohorts, or (``only``) the cohorts with a member whose name contains that text;
+    returns every member's summary in order, or None while other members are
+    unfinished (the report waits for them). ``command``, the command line that runs
+    the sweep, is appended to the work directory's commands.txt once every member is
+    validated."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
@@ -78,6 +79,9 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         workdir.mkdir(parents=True, exist_ok=True)
         with open(workdir / "commands.txt", "a") as commands:
             commands.write(command + "\n")
+    if only and not any(only in m.name for m in members):
+        raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
+                          + ", ".join(m.name for m in members))
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
     if progress:
         share = "" if n == 1 else f", part {k}/{n}: cohorts {k}, {k}+{n}, …"
@@ -90,8 +94,8 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             if progress:
                 print(f"cohort {number}/{len(groups)}: finished before, not retrained")
             continue
-        if (number - k) % n:
-            continue  # another part's cohort
+        if (number - k) % n or not any(only in m.name for m in cohort):
+            continue  # another part's cohort, or one --only leaves out
         if progress:
             print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
                   + ", ".join(m.name for m in cohort))
@@ -104,8 +108,9 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                       and (s := _finished(m)) is not None})
     if len(summaries) < len(members):
         if progress:
-            print(f"part {k}/{n} done; {len(members) - len(summaries)} member(s) of other "
-                  "parts unfinished: the report is written when they are")
+            print(f"part {k}/{n}{f', only {only!r},' if only else ''} done; "
+                  f"{len(members) - len(summaries)} other member(s) unfinished: the report "
+                  "is written when they are")
         return None
     ordered = [summaries[m.index] for m in members]
     failed = [(m, s) for m, s in zip(members, ordered) if s.get("status") == "failed"]
