@@ -143,6 +143,8 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
     seen = ranges[0]
     at_start = f"attn_entropy/{seen}@step0"
     with_start = any(at_start in r for r in rows)
+    copy_key = f"copy_rate/{seen}"  # pointer-generators: mean 1 − p_gen
+    with_copy = any(r.get(copy_key) is not None for r in rows)
     auc_key = f"auc_seq_acc/{seen}"
     auc_from = next((r["auc_from_step"] for r in rows if r.get(auc_key) is not None), None)
     auc_steps = ("" if auc_from is None
@@ -150,7 +152,8 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
     header = (["setting", "seeds"] + [f"seq acc {r[3:]}" for r in ranges]
               + [f"align acc {seen[3:]}", f"area under seq acc {seen[3:]}{auc_steps}",
                  "steps to 0.99 (reached/seeds)"]
-              + (["attention entropy at step 0 (nats)"] if with_start else []))
+              + (["attention entropy at step 0 (nats)"] if with_start else [])
+              + ([f"copy rate {seen[3:]} (mean 1 − p_gen)"] if with_copy else []))
     table = []
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]
@@ -163,6 +166,8 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
                   interval_cell([r.get(auc_key) for r in seeds]), steps]
         if with_start:
             cells.append(interval_cell([r.get(at_start) for r in seeds]))
+        if with_copy:
+            cells.append(interval_cell([r.get(copy_key) for r in seeds]))
         table.append(cells)
     metrics = [(f"seq_acc/{ranges[-1]}", f"seq acc {ranges[-1][3:]}"),
                (f"seq_acc/{seen}", f"seq acc {seen[3:]}"),

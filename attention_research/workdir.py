@@ -64,6 +64,7 @@ ADDED_FIELDS = {
     "task.coverage_penalty": 0.0,
     "model.attention.monotonic.bias": -4.0,
     "model.attention.monotonic.noise": 1.0,
+    "model.pointer_generator": False,
 }
 
 

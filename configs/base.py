@@ -76,6 +76,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     model.token_dropout = 0.0  # training: drop whole token embeddings with this probability
     model.tie_embeddings = "none"  # none | target (embedding = output projection) | all (and source)
     model.max_source_length = 0  # longest source the model will see (location); 0: task.eval_max_length
+    model.pointer_generator = False  # rnn: mix copying source tokens into the output (See et al. 2017)
     model.attention = attention = ml_collections.ConfigDict()
     attention.score = "additive"  # a registered score (dot, scaled_dot, general, additive, …) or none
     attention.alignment = "global"  # registered: global | local_m | local_p | hard | monotonic

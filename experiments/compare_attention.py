@@ -10,7 +10,8 @@ Copy and reverse are position-addressed: the source position of output step t is
 L - 1 - t. Sort is content-addressed: it depends on the symbols alone, so ``location``
 (weights from the target state only) and ``local_m`` (a window around p_t = t) should
 fail there by design; ``monotonic`` (Raffel et al. 2017: it can never read back)
-should learn copy and fail on reverse and sort. summary.md answers which formulation wins where: sequence
+should learn copy and fail on reverse and sort. The pointer-generator (See et al. 2017)
+copies its output from the source; summary.md gives how much (copy rate). summary.md answers which formulation wins where: sequence
 accuracy on lengths seen and longer, alignment accuracy, steps to 0.99, mean and
 spread over seeds.
 """
@@ -29,6 +30,8 @@ FORMULATIONS = (
     # Scores that read the decoder's past attention (configs/location_aware.py, coverage.py).
     + [{SCORE: "location_aware"},
        {SCORE: "coverage", "config.model.attention.coverage_loss": 1.0}]
+    # The output copies source tokens by their attention weights (configs/pointer_generator.py).
+    + [{SCORE: "additive", "config.model.pointer_generator": True}]
     + [{SCORE: "scaled_dot", "config.model.attention.num_heads": 4},
        {"config.model.family": "transformer", SCORE: "scaled_dot",
         "config.model.attention.num_heads": 4, "config.model.num_layers": 2}])

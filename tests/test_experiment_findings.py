@@ -81,30 +81,37 @@ def test_hard_vs_soft_verdicts_follow_the_numbers(tmp_path, auc, log_snr, expect
 
 # --- length_generalization ---------------------------------------------------------
 
-def _length_record(results, transformer_accuracy, seeds=None):
+def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None):
+    """Every Transformer scores ``transformer_accuracy`` on 81-200 and 21-80, but ALiBi
+    scores ``alibi_accuracy`` on 21-80; the RNNs 0.5."""
     lg = EXPERIMENTS["length_generalization"]
     rows = []
     for model in lg.MODELS:
         for task in lg.TASKS:
             is_transformer = "config.model.positions" in model
+            accuracy = transformer_accuracy if is_transformer else 0.5
+            near = alibi_accuracy if model.get("config.model.positions") == "alibi" else accuracy
             for seed in seeds if seeds is not None else lg.SEEDS:
-                accuracy = transformer_accuracy if is_transformer else 0.5
                 rows.append({"setting": lg._setting(model, task), "seed": seed,
                              "status": "finished",
+                             "seq_acc/len21-80": max(0.0, _around(near, seed)),
                              "seq_acc/len81-200": max(0.0, _around(accuracy, seed))})
     _write_report(results, rows)
 
 
-@pytest.mark.parametrize("accuracy, expected", [(0.03, "reproduced"),
-                                                (0.5, "not reproduced")])
-def test_length_generalization_verdict(tmp_path, accuracy, expected):
+@pytest.mark.parametrize("accuracy, alibi, expected, press", [
+    (0.03, 0.5, "reproduced", "reproduced"),
+    (0.5, 0.5, "not reproduced", "not reproduced"),  # ALiBi no better than sinusoidal
+    (0.03, 0.03 + 1e-3, "reproduced", "inconclusive"),  # higher, but no test separates
+])
+def test_length_generalization_verdict(tmp_path, accuracy, alibi, expected, press):
     lg = EXPERIMENTS["length_generalization"]
-    _length_record(tmp_path / "partial", accuracy, seeds=[0, 1])
+    _length_record(tmp_path / "partial", accuracy, alibi, seeds=[0, 1])
     assert _verdicts(lg, tmp_path / "partial") == {
-        "transformer-fails-far-beyond-training": "pending"}
-    _length_record(tmp_path / "full", accuracy)
+        "transformer-fails-far-beyond-training": "pending", "alibi-extrapolates": "pending"}
+    _length_record(tmp_path / "full", accuracy, alibi)
     assert _verdicts(lg, tmp_path / "full") == {
-        "transformer-fails-far-beyond-training": expected}
+        "transformer-fails-far-beyond-training": expected, "alibi-extrapolates": press}
 
 
 # --- fixed_vector ------------------------------------------------------------------

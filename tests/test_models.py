@@ -86,14 +86,17 @@ def test_sown_weights_equal_the_returned_weights():
     np.testing.assert_array_equal(np.asarray(sown)[:, :, 0], np.asarray(weights))
 
 
-@pytest.mark.parametrize("score, style, alignment", [
-    ("additive", "luong", "global"), ("additive", "bahdanau", "global"),
-    ("location_aware", "luong", "global"), ("coverage", "bahdanau", "global"),
-    ("additive", "luong", "monotonic")])
-def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, style, alignment):
+@pytest.mark.parametrize("score, style, alignment, pointer", [
+    ("additive", "luong", "global", False), ("additive", "bahdanau", "global", False),
+    ("location_aware", "luong", "global", False), ("coverage", "bahdanau", "global", False),
+    ("additive", "luong", "monotonic", False), ("dot", "bahdanau", "global", True)])
+def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, style, alignment,
+                                                                       pointer):
     """Feeding the greedy output back with teacher forcing reproduces it step by step,
-    for decoders whose state holds past attention too (monotonic: where it stopped)."""
-    model, batch = _model(score, style=style, alignment=alignment), _batch(batch_size=6)
+    for decoders whose state holds past attention too (monotonic: where it stopped),
+    and for the pointer-generator's mixed output."""
+    model = _model(score, style=style, alignment=alignment, pointer_generator=pointer)
+    batch = _batch(batch_size=6)
     params = model.init(jax.random.PRNGKey(2), batch.source, batch.target_inputs)["params"]
     tokens, weights = jax.jit(lambda p, s: greedy_decode(model, p, s, 6))(params, batch.source)
     inputs = jnp.concatenate([jnp.full((6, 1), data.BOS), tokens[:, :-1]], axis=1)

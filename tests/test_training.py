@@ -131,10 +131,16 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
     ("model.attention.hard.reward", "episode", "valid choices: token, sequence"),
     ("model.attention.location_width", 4, "location_width must be odd"),
     ("model.attention.coverage_loss", -1.0, "coverage_loss must be >= 0"),
+    ("model.attention.normalizer", "entmax15", "monotonic attention turns scores"),
+    ("model.attention.score", "none", "pointer_generator copies source tokens"),
 ])
 def test_bad_configs_are_refused_before_anything_is_written(tmp_path, field, value, words):
     from tests.conftest import tiny_config
     config = tiny_config()
+    if "monotonic" in words:
+        config.model.attention.alignment = "monotonic"
+    if "pointer" in words:
+        config.model.pointer_generator = True
     section, name = field.rsplit(".", 1)
     node = config
     for part in section.split("."):
@@ -173,7 +179,8 @@ def test_a_small_model_learns_copy(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["local_m", "local_p", "hard", "multihead",
-                                  "location_aware", "coverage"])
+                                  "location_aware", "coverage", "monotonic",
+                                  "pointer_generator"])
 def test_each_new_config_trains_and_decodes(name, tmp_path):
     import importlib
     config = importlib.import_module(f"configs.{name}").get_config("task=copy,tiny")
@@ -184,6 +191,8 @@ def test_each_new_config_trains_and_decodes(name, tmp_path):
     assert np.isfinite(final["eval/loss/len1-4"])
     assert 0.0 <= final["eval/seq_acc/len1-4"] <= 1.0
     assert 0.0 <= final["eval/align_acc/len1-4"] <= 1.0
+    if name == "pointer_generator":  # how much it copies: the mean 1 − p_gen
+        assert 0.0 < final["eval/copy_rate/len1-4"] < 1.0
     assert (tmp_path / "plots" / "attention.png").exists()
 
 

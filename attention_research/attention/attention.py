@@ -111,6 +111,8 @@ class Memory(NamedTuple):
     features: Any  # the score's prepare(values): e.g. U_a h̄_s for additive
     mask: jnp.ndarray  # [B, S] True on real tokens
     summary: Optional[jnp.ndarray]  # [B, dv] final encoder state, the fixed context of `none`
+    # [B, S] the source token ids, for a decoder that copies them (pointer-generator)
+    tokens: Optional[jnp.ndarray] = None
 
 
 def entropy(weights):

@@ -14,6 +14,10 @@ Decoder styles (only the attention varies between formulations):
   attentional state h̃_t = tanh(W_c[c_t; h_t]) (Eq. 5) is both the output and,
   by input feeding, part of the next RNN input.
 
+With ``pointer_generator`` the output distribution mixes generating from the
+vocabulary with copying source tokens by their attention weights (See et al. 2017,
+``pointer.py``).
+
 The decoder's carry also holds its attention history (``attention.History``: the
 previous step's weights and their running sum), which location-aware and coverage
 scores read and beam search reorders with the rest of the carry.
@@ -28,8 +32,9 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from attention_research.attention import (
-    ALIGNMENTS, History, Memory, canonical_score, make_attention)
+    ALIGNMENTS, NO_ATTENTION, History, Memory, canonical_score, make_attention)
 from attention_research.errors import choice, require
+from attention_research.models import pointer
 from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import attention_kwargs, register_family
 
@@ -125,13 +130,15 @@ class Encoder(nn.Module):
 
 
 class DecoderStep(nn.Module):
-    """One decoder time step: (carry, y_{t-1} embedded) -> (carry, output features, weights)."""
+    """One decoder time step: (carry, y_{t-1} embedded) -> (carry, (output features,
+    weights, the pointer-generator's gate before its sigmoid or None))."""
 
     cell: str
     hidden_size: int
     num_layers: int
     style: str
     attention: dict  # keyword arguments of make_attention
+    pointer_generator: bool = False
 
     def setup(self):
         self.cells = [make_cell(self.cell, self.hidden_size, f"cell_{layer}")
@@ -145,6 +152,8 @@ class DecoderStep(nn.Module):
         else:
             raise ValueError(f"unknown decoder style {self.style!r}; "
                              f"valid choices: {', '.join(DECODER_STYLES)}")
+        if self.pointer_generator:  # See et al. Eq. 8: w_cᵀ c_t + w_sᵀ s_t + w_xᵀ x_t + b_ptr
+            self.gate = nn.Dense(1, name="p_gen")
 
     def prepare(self, values, mask, summary) -> Memory:
         return self.attend.prepare(values, mask, summary)
@@ -167,13 +176,20 @@ class DecoderStep(nn.Module):
             layer_carries, _ = self._rnn(layer_carries, jnp.concatenate([embedded, context], -1))
             pre = self.deep_output(jnp.concatenate([previous, embedded, context], -1))
             features = pre.reshape(pre.shape[:-1] + (self.hidden_size, 2)).max(-1)  # maxout
+            state = carry_output(self.cell, layer_carries[-1])  # s_i
         else:
-            layer_carries, h = self._rnn(layer_carries, jnp.concatenate([embedded, feed], -1))
-            context, weights = self.attend(h[:, None, :], memory, position, history=history)
-            features = jnp.tanh(self.w_c(jnp.concatenate([context[:, 0], h], -1)))
+            layer_carries, state = self._rnn(layer_carries,
+                                             jnp.concatenate([embedded, feed], -1))
+            context, weights = self.attend(state[:, None, :], memory, position,
+                                           history=history)
+            context = context[:, 0]
+            features = jnp.tanh(self.w_c(jnp.concatenate([context, state], -1)))
             feed = features  # input feeding (Luong §3.3)
+        gate = None
+        if self.pointer_generator:
+            gate = self.gate(jnp.concatenate([context, state, embedded], -1))[..., 0]
         weights = None if weights is None else weights[:, 0]
-        return (layer_carries, feed, history.advance(weights)), (features, weights)
+        return (layer_carries, feed, history.advance(weights)), (features, weights, gate)
 
 
 def _scan_decoder(step_module, carry, inputs, memory):
@@ -196,6 +212,7 @@ class Seq2Seq(nn.Module):
     dropout: float = 0.0
     tie_embeddings: str = "none"  # none | target | all (embeddings.py)
     token_dropout: float = 0.0  # drop whole token embeddings in training (embeddings.py)
+    pointer_generator: bool = False  # mix copying source tokens into the output (pointer.py)
 
     def setup(self):
         self.source_embed, self.target_embed, self.readout = make_embeddings(
@@ -204,8 +221,13 @@ class Seq2Seq(nn.Module):
         self.token_drop = token_dropout(self.token_dropout)
         self.encoder = Encoder(self.cell, self.hidden_size, self.num_layers, self.bidirectional,
                                name="encoder")
+        if self.pointer_generator and self.source_vocab_size != self.target_vocab_size:
+            raise ValueError("the pointer-generator copies source tokens as output tokens, "
+                             "so source and target need one vocabulary: got "
+                             f"{self.source_vocab_size} and {self.target_vocab_size} entries")
         self.step = DecoderStep(self.cell, self.hidden_size, self.num_layers,
-                                self.decoder_style, dict(self.attention), name="decoder")
+                                self.decoder_style, dict(self.attention),
+                                self.pointer_generator, name="decoder")
         self.drop = nn.Dropout(self.dropout)
 
     def _embed(self, embed, tokens, train: bool):
@@ -218,7 +240,7 @@ class Seq2Seq(nn.Module):
         embedded = self._embed(self.source_embed, source, train)
         states, final_carries = self.encoder(embedded, mask)
         summary = carry_output(self.cell, final_carries[-1])
-        memory = self.step.prepare(states, mask, summary)
+        memory = self.step.prepare(states, mask, summary)._replace(tokens=source)
         feed = jnp.zeros((source.shape[0], self.hidden_size), states.dtype)
         start = ALIGNMENTS[self.attention["alignment"]].history_start
         return memory, (final_carries, feed, History.start(mask, start))
@@ -230,9 +252,18 @@ class Seq2Seq(nn.Module):
 
     def decode_step(self, carry, tokens, memory: Memory, step):
         """One greedy/beam step: previous tokens [B] -> (carry, logits [B, V], weights [B, S])."""
-        carry, (features, weights) = self.step(carry, self.target_embed(tokens), memory,
-                                               jnp.full(tokens.shape, step))
-        return carry, self.readout(features), weights
+        carry, (features, weights, gate) = self.step(carry, self.target_embed(tokens), memory,
+                                                     jnp.full(tokens.shape, step))
+        return carry, self._output(features, weights, gate, memory.tokens), weights
+
+    def _output(self, features, weights, gate, source):
+        """Logits, or with the pointer-generator log P(w) (pointer.py), which every
+        consumer of logits takes as they are."""
+        logits = self.readout(features)
+        if not self.pointer_generator:
+            return logits
+        self.sow("pointer", "copy_probability", jax.nn.sigmoid(-gate))  # 1 − p_gen
+        return pointer.mix(logits, weights, gate, source)
 
     def __call__(self, source, target_inputs, train: bool = False):
         """Teacher forcing: -> (logits [B, T, V], attention weights [B, T, S] or None)."""
@@ -247,10 +278,10 @@ class Seq2Seq(nn.Module):
                        variable_axes={"intermediates": 1, "reinforce": 1, "coverage": 1},
                        split_rngs={"params": False, "sample": True, "soft_choice": False},
                        in_axes=(1, nn.broadcast), out_axes=1)
-        _, (features, weights) = scan(self.step, carry, (embedded, steps), memory)
+        _, (features, weights, gates) = scan(self.step, carry, (embedded, steps), memory)
         features = self.drop(features, deterministic=not train)
         # The vocabulary projection is one big matmul outside the time loop.
-        return self.readout(features), weights
+        return self._output(features, weights, gates, source), weights
 
 
 def build(config, source_vocab_size: int, target_vocab_size: int) -> Seq2Seq:
@@ -260,7 +291,7 @@ def build(config, source_vocab_size: int, target_vocab_size: int) -> Seq2Seq:
                    num_layers=model.num_layers, bidirectional=model.bidirectional,
                    decoder_style=model.decoder_style, attention=attention_kwargs(config),
                    dropout=model.dropout, tie_embeddings=model.tie_embeddings,
-                   token_dropout=model.token_dropout)
+                   token_dropout=model.token_dropout, pointer_generator=model.pointer_generator)
 
 
 def validate(config):
@@ -272,13 +303,18 @@ def validate(config):
             f"so it must be even; got {model.hidden_size}")
     require(not model.fused_attention, "model.fused_attention applies to the transformer "
             "family only")
+    require(not model.pointer_generator
+            or canonical_score(model.attention.score) != NO_ATTENTION,
+            "model.pointer_generator copies source tokens by their attention weights; "
+            "score 'none' has none: choose a score")
 
 
 def describe(config) -> str:
     model, attention = config.model, config.model.attention
     alignment = "" if attention.alignment == "global" else f" {attention.alignment}"
     heads = f", {attention.num_heads} heads" if attention.num_heads > 1 else ""
-    return (f"{canonical_score(attention.score)}{alignment} attention{heads}, "
+    pointer_text = ", pointer-generator" if model.pointer_generator else ""
+    return (f"{canonical_score(attention.score)}{alignment} attention{heads}{pointer_text}, "
             f"{model.decoder_style} decoder, {'bi' if model.bidirectional else 'uni'}-"
             f"{model.cell.upper()}")
 

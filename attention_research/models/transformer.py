@@ -368,6 +368,8 @@ def validate(config):
     require(not model.fused_attention or model.attention.normalizer == "softmax",
             "model.fused_attention computes a softmax only; set "
             "model.attention.normalizer=softmax or model.fused_attention=False")
+    require(not model.pointer_generator, "model.pointer_generator is built for the RNN "
+            "decoder (See et al. 2017); use model.family=rnn")
 
 
 def defaults(config):

@@ -169,30 +169,33 @@ class Translation:
                                    self.config.task.coverage_penalty)
 
         def evaluate(params) -> list[dict]:
-            loss, token_acc = self._validation_loss(teacher_forced, params)
+            means = self._validation_means(teacher_forced, params)
             hypotheses, _ = self.translate(params, "validation", beam=False)
             references = self.splits["validation"].target_texts
             results = []
             for member in range(len(self.seeds)):
                 scores = metrics.corpus_scores(hypotheses[member], references)
                 results.append({"metrics": {
-                    "eval/loss/validation": float(loss[member]),
-                    "eval/token_acc/validation": float(token_acc[member]),
+                    **{f"eval/{name}/validation": float(value[member])
+                       for name, value in means.items()},
                     "eval/bleu/validation": scores["bleu"],
                     "eval/chrf/validation": scores["chrf"]}})
             return results
         return evaluate
 
-    def _validation_loss(self, teacher_forced, params):
+    def _validation_means(self, teacher_forced, params) -> dict:
+        """Per member, over the validation split's target tokens: loss, token accuracy
+        and, with a pointer-generator, copy rate (mean 1 − p_gen)."""
         split = self.splits["validation"]
-        sums = np.zeros((3, len(self.seeds)))
+        names = {"nll": "loss", "correct": "token_acc", "copy": "copy_rate"}
+        sums = {}
         for rows, batch in pipeline.eval_batches(split, self.config.task.eval_batch_size,
                                                  self.eval_widths):
             stats = jax.device_get(teacher_forced(params, batch))
             real = len(rows)  # the last batch is filled up with copies of its final row
-            for k, key in enumerate(("nll", "correct", "count")):
-                sums[k] += stats[key][:, :real].sum(axis=1)
-        return sums[0] / sums[2], sums[1] / sums[2]
+            for key, value in stats.items():
+                sums[key] = sums.get(key, 0.0) + value[:, :real].sum(axis=1)
+        return {names[key]: sums[key] / sums["count"] for key in names if key in sums}
 
     def translate(self, params, split_name, beam: bool, indices=()):
         """Every member's detokenised translations of a split, and the source, tokens and
