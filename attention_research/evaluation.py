@@ -37,8 +37,8 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
         metrics[f"eval/loss/{name}"] = _ratio(stats["nll"][rows].sum(), count)
         metrics[f"eval/token_acc/{name}"] = _ratio(stats["correct"][rows].sum(), count)
         metrics[f"eval/seq_acc/{name}"] = float(stats["exact"][rows].mean())
-        if "copy" in stats:  # pointer-generator: mean 1 − p_gen, how much it copies
-            metrics[f"eval/copy_rate/{name}"] = _ratio(stats["copy"][rows].sum(), count)
+        if "copied" in stats:  # pointer-generator: mean 1 − p_gen, how much it copies
+            metrics[f"eval/copy_rate/{name}"] = _ratio(stats["copied"][rows].sum(), count)
         if "align_hits" in stats:
             metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
                                                        stats["align_steps"][rows].sum())

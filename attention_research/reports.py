@@ -153,7 +153,7 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
               + [f"align acc {seen[3:]}", f"area under seq acc {seen[3:]}{auc_steps}",
                  "steps to 0.99 (reached/seeds)"]
               + (["attention entropy at step 0 (nats)"] if with_start else [])
-              + ([f"copy rate {seen[3:]} (mean 1 − p_gen)"] if with_copy else []))
+              + ([f"share copied {seen[3:]} (mean 1 − p_gen)"] if with_copy else []))
     table = []
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]

@@ -11,9 +11,10 @@ L - 1 - t. Sort is content-addressed: it depends on the symbols alone, so ``loca
 (weights from the target state only) and ``local_m`` (a window around p_t = t) should
 fail there by design; ``monotonic`` (Raffel et al. 2017: it can never read back)
 should learn copy and fail on reverse and sort. The pointer-generator (See et al. 2017)
-copies its output from the source; summary.md gives how much (copy rate). summary.md answers which formulation wins where: sequence
-accuracy on lengths seen and longer, alignment accuracy, steps to 0.99, mean and
-spread over seeds.
+copies its output from the source; summary.md gives how much (copy rate). The
+Transformer runs with each position scheme. summary.md answers which formulation
+wins where: sequence accuracy on lengths seen and longer, alignment accuracy, steps
+to 0.99, mean and spread over seeds.
 """
 
 from attention_research import sweeps
@@ -32,9 +33,15 @@ FORMULATIONS = (
        {SCORE: "coverage", "config.model.attention.coverage_loss": 1.0}]
     # The output copies source tokens by their attention weights (configs/pointer_generator.py).
     + [{SCORE: "additive", "config.model.pointer_generator": True}]
-    + [{SCORE: "scaled_dot", "config.model.attention.num_heads": 4},
-       {"config.model.family": "transformer", SCORE: "scaled_dot",
-        "config.model.attention.num_heads": 4, "config.model.num_layers": 2}])
+    + [{SCORE: "scaled_dot", "config.model.attention.num_heads": 4}]
+    # The Transformer with each position scheme (models/transformer.py); sinusoidal first,
+    # under the name it has had since the first run.
+    + [{"config.model.family": "transformer", SCORE: "scaled_dot",
+        "config.model.attention.num_heads": 4, "config.model.num_layers": 2}]
+    + [{"config.model.family": "transformer", SCORE: "scaled_dot",
+        "config.model.attention.num_heads": 4, "config.model.num_layers": 2,
+        "config.model.positions": positions}
+       for positions in ("alibi", "nope", "relative", "rope")])
 
 
 def get_config(arg=None):

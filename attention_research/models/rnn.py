@@ -33,6 +33,7 @@ import flax.linen as nn
 
 from attention_research.attention import (
     ALIGNMENTS, NO_ATTENTION, History, Memory, canonical_score, make_attention)
+from attention_research.analysis.implicit import PERTURBATION
 from attention_research.errors import choice, require
 from attention_research.models import pointer
 from attention_research.models.embeddings import make_embeddings, token_dropout
@@ -237,7 +238,9 @@ class Seq2Seq(nn.Module):
     def encode(self, source, train: bool = False):
         """source [B, S] (0 = padding) -> (Memory, initial decoder carry)."""
         mask = source > 0
-        embedded = self._embed(self.source_embed, source, train)
+        # A zero a plain apply ignores, whose gradient is that of the embeddings: the
+        # handle of implicit attention (analysis/implicit.py).
+        embedded = self.perturb(PERTURBATION, self._embed(self.source_embed, source, train))
         states, final_carries = self.encoder(embedded, mask)
         summary = carry_output(self.cell, final_carries[-1])
         memory = self.step.prepare(states, mask, summary)._replace(tokens=source)

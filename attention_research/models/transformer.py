@@ -48,6 +48,7 @@ import flax.linen as nn
 from attention_research.attention import (
     SCORES, Memory, canonical_score, make_attention, transformer_alignments,
     transformer_scores)
+from attention_research.analysis.implicit import PERTURBATION
 from attention_research.errors import ConfigError, choice, require
 from attention_research.models.embeddings import make_embeddings, token_dropout
 from attention_research.models.registry import (
@@ -271,6 +272,8 @@ class Transformer(nn.Module):
         … offset + length, where the scheme adds them (alibi and nope: encoder only)."""
         length = tokens.shape[1]
         embedded = self.token_drop(embed(tokens), deterministic=not train)
+        if not decoder:  # the handle of implicit attention (analysis/implicit.py)
+            embedded = self.perturb(PERTURBATION, embedded)
         embedded = embedded * math.sqrt(self.d_model)
         if self.positions in ("rope", "relative") or (
                 decoder and self.positions in ("alibi", "nope")):

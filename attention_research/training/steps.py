@@ -211,14 +211,14 @@ def over_members(fn, placement, shared: int = 1, static_argnums=()):
 
 def teacher_forced(model, params, batch: Batch):
     """Per-example nll, correct and count under teacher forcing, and the weights; with a
-    pointer-generator also ``copy``, the sum of 1 − p_gen over real target tokens."""
+    pointer-generator also ``copied``, the sum of 1 − p_gen over real target tokens."""
     (logits, weights), records = model.apply({"params": params}, batch.source,
                                              batch.target_inputs, mutable=["pointer"])
     nll, correct, count = token_statistics(logits, batch.targets)
     stats = {"nll": nll, "correct": correct, "count": count}
     if "pointer" in records:
-        copy = jax.tree_util.tree_leaves(records["pointer"])[0]  # [B, T]
-        stats["copy"] = jnp.sum(copy * (batch.targets != PAD), axis=1)
+        share = jax.tree_util.tree_leaves(records["pointer"])[0]  # [B, T] 1 − p_gen
+        stats["copied"] = jnp.sum(share * (batch.targets != PAD), axis=1)
     return stats, weights
 
 

@@ -187,7 +187,7 @@ class Translation:
         """Per member, over the validation split's target tokens: loss, token accuracy
         and, with a pointer-generator, copy rate (mean 1 − p_gen)."""
         split = self.splits["validation"]
-        names = {"nll": "loss", "correct": "token_acc", "copy": "copy_rate"}
+        names = {"nll": "loss", "correct": "token_acc", "copied": "copy_rate"}
         sums = {}
         for rows, batch in pipeline.eval_batches(split, self.config.task.eval_batch_size,
                                                  self.eval_widths):
