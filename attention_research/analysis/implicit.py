@@ -18,7 +18,7 @@ forcing and x_s the embedding of source token s. Every method gives one number p
 
 All of a batch's maps come from ``jax.jacrev`` of the T summed outputs Σ_b f_{b,t}
 (the examples do not interact, so each one's gradient is its own): T reverse passes,
-vectorised, with no Python loop over steps. ``maps`` returns the signed attribution;
+vectorised, with no Python loop over steps. ``attributions`` returns the signed ones;
 ``as_distribution`` turns it into a non-negative map that sums to 1 over the real
 source positions, to compare with attention weights.
 
@@ -65,7 +65,8 @@ def attributions(log_probs: Callable, x, real, method: str, steps: int = 32):
         point = baseline + (k / steps) * path
         return total + jnp.einsum("btse,bse->bts", jacobian(log_probs, point), path), None
 
-    total = jnp.zeros(mask.shape[:1] + (log_probs(x).shape[1],) + mask.shape[2:], x.dtype)
+    steps_out = jax.eval_shape(log_probs, x).shape[1]  # T, without running the model
+    total = jnp.zeros(mask.shape[:1] + (steps_out,) + mask.shape[2:], x.dtype)
     total, _ = jax.lax.scan(accumulate, total, jnp.arange(1, steps + 1, dtype=x.dtype))
     return jnp.where(mask, total / steps, 0.0)
 

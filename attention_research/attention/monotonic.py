@@ -26,7 +26,7 @@ the alignment is monotone by construction.
   of the first stop at or after t_{i−1}, or all zeros when no position stops (the
   context is then the zero vector, as in the paper).
 * α_0 = δ_1: before the first step the decoder stands at the first position
-  (``History.start(mask, at_first=True)``). Padding has p = 0, so exactly zero
+  (``History.start(mask, "first")``, as the registry's ``history_start`` says). Padding has p = 0, so exactly zero
   weight; the weights sum to at most 1 — what is left is attention to "nothing".
 
 The recurrence reads α_{i−1}, which only the RNN decoder carries: like location-aware

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import optax
 
 from attention_research.attention import training_signal
+from attention_research.attention.reinforce import recorded
 from attention_research.data import PAD, Batch
 from attention_research.decoding import beam_search, greedy_decode
 from attention_research.training import health
@@ -217,7 +218,7 @@ def teacher_forced(model, params, batch: Batch):
     nll, correct, count = token_statistics(logits, batch.targets)
     stats = {"nll": nll, "correct": correct, "count": count}
     if "pointer" in records:
-        share = jax.tree_util.tree_leaves(records["pointer"])[0]  # [B, T] 1 − p_gen
+        share = recorded(records, "copy_probability")  # [B, T] 1 − p_gen
         stats["copied"] = jnp.sum(share * (batch.targets != PAD), axis=1)
     return stats, weights
 

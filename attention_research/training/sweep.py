@@ -75,13 +75,13 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
     write_report = report_writer(members)
+    if only and not any(only in m.name for m in members):  # before anything is written
+        raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
+                          + ", ".join(m.name for m in members))
     if command and jax.process_index() == 0:
         workdir.mkdir(parents=True, exist_ok=True)
         with open(workdir / "commands.txt", "a") as commands:
             commands.write(command + "\n")
-    if only and not any(only in m.name for m in members):
-        raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
-                          + ", ".join(m.name for m in members))
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
     if progress:
         share = "" if n == 1 else f", part {k}/{n}: cohorts {k}, {k}+{n}, …"
