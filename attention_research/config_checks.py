@@ -7,11 +7,12 @@ family's fields by its family, both found through their registries.
 from __future__ import annotations
 
 from attention_research import attention
+from attention_research.analysis import implicit
 from attention_research.attention import reinforce
 from attention_research.errors import ConfigError, choice, require
 from attention_research.models import FAMILIES
 from attention_research.models.embeddings import TIES
-from attention_research.tasks import get_task
+from attention_research.tasks import TASKS, get_task
 from attention_research.training.state import OPTIMIZERS, SCHEDULES
 
 __all__ = ["ConfigError", "validate"]
@@ -87,6 +88,29 @@ def _validate_final_parameters(config):
             "set one of them")
 
 
+def _validate_analysis(config):
+    analysis = config.analysis
+    if not analysis.implicit:
+        return
+    require(analysis.implicit in implicit.METHODS,
+            f"analysis.implicit={analysis.implicit!r} is not known; valid choices: "
+            f"{', '.join(implicit.METHODS)}, or '' (off)")
+    require(analysis.steps >= 1, f"analysis.steps must be >= 1, got {analysis.steps}")
+    require(analysis.target_steps >= 0, f"analysis.target_steps must be >= 0 (0: every "
+            f"step), got {analysis.target_steps}")
+    require(analysis.batch_size >= 1, f"analysis.batch_size must be >= 1, got "
+            f"{analysis.batch_size}")
+    require(0.0 <= analysis.rollout_residual < 1.0,
+            f"analysis.rollout_residual must be in [0, 1), got {analysis.rollout_residual}")
+    analysed = [name for name, task in TASKS.items() if task.runs_analysis]
+    require(config.task.name in analysed,
+            f"analysis.implicit measures attention against a known alignment, which task "
+            f"{config.task.name!r} does not have here; valid choices: {', '.join(analysed)}")
+    require(not config.model.fused_attention,
+            "analysis.implicit compares maps with the recorded weights, and "
+            "model.fused_attention records none: set it to False")
+
+
 def validate(config):
     """Raise ConfigError naming the field, the value and what is allowed."""
     task, model, train = config.task, config.model, config.train
@@ -128,6 +152,7 @@ def validate(config):
             f"train.warmup_steps ({train.warmup_steps}) must be in [0, train.num_steps="
             f"{train.num_steps})")
     require(train.num_heatmaps >= 0, "train.num_heatmaps must be >= 0")
+    _validate_analysis(config)
     require(train.gradient_batches >= 0,
             f"train.gradient_batches must be >= 0 (0: off), got {train.gradient_batches}")
     require(train.gradient_batches == 0 or get_task(task.name).sample_batch is not None,

@@ -48,6 +48,26 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
     return metrics
 
 
+def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
+    """One member's per-example analysis statistics (analysis/held_out.py) ->
+    {'eval/<metric>/<range>': value}: the implicit map's alignment accuracy, its
+    Kendall τ with the explicit weights, the rollout's alignment accuracy and the
+    ablation drops (nats, mean over examples)."""
+    metrics = {}
+    for name, first, last in ranges:
+        rows = (lengths >= first) & (lengths <= last)
+        ratio = lambda top, bottom: _ratio(stats[top][rows].sum(), stats[bottom][rows].sum())
+        metrics[f"eval/implicit_align_acc/{name}"] = ratio("implicit_hits", "implicit_steps")
+        if "tau_sum" in stats:
+            metrics[f"eval/implicit_tau/{name}"] = ratio("tau_sum", "tau_steps")
+        if "rollout_hits" in stats:
+            metrics[f"eval/rollout_align_acc/{name}"] = ratio("rollout_hits", "rollout_steps")
+        for key in (k for k in stats if k.startswith("drop_")):
+            metrics[f"eval/ablation_{key}/{name}"] = (float(stats[key][rows].mean())
+                                                      if rows.any() else float("nan"))
+    return metrics
+
+
 def accuracy_by_length(stats: dict, lengths: np.ndarray) -> dict:
     """{length: greedy sequence accuracy} for every held-out length."""
     return {int(n): float(stats["exact"][lengths == n].mean()) for n in np.unique(lengths)}

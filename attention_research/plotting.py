@@ -48,7 +48,9 @@ def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
         ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    # Keep half an inch above the axes for the title, however tall the figure is
+    # (tight_layout alone lets a tall grid's first row run into it).
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()) if title else None)
     if shared_legend and axes:
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, fontsize=legend_size, loc="upper left",
@@ -85,6 +87,29 @@ def token_labels(tokens):
     return [_SPECIAL.get(int(t), str(int(t) - NUM_SPECIAL)) for t in tokens]
 
 
+def _namer(labels):
+    """Token ids -> axis labels: ``labels`` (id -> text, e.g. a subword piece) or the
+    symbols' own names, special tokens by name either way."""
+    def names(tokens):
+        if labels is None:
+            return token_labels(tokens)
+        return [_SPECIAL.get(int(t)) or labels(int(t)) for t in tokens]
+    return names
+
+
+def _draw_map(fig, ax, values, source_names, row_names, row_label: str):
+    """One target x source map on [0, 1] (masked values, e.g. exact zeros, white),
+    with a colour bar and every token named on the axes."""
+    colours = plt.get_cmap("viridis").with_extremes(bad="white")
+    image = ax.imshow(values, cmap=colours, vmin=0.0, vmax=1.0, aspect="auto")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    small = 6 if len(source_names) > 30 else 8
+    ax.set_xticks(range(len(source_names)), source_names, fontsize=small, rotation=90)
+    ax.set_yticks(range(len(row_names)), row_names, fontsize=small)
+    ax.set_xlabel("source")
+    ax.set_ylabel(row_label)
+
+
 def attention_heatmaps(path, examples, title: str, labels=None):
     """Heat maps of held-out examples: source on x, decoded target on y, a colour bar
     each; weights that are exactly 0 are white, and their share is in the title.
@@ -93,11 +118,7 @@ def attention_heatmaps(path, examples, title: str, labels=None):
     'weights' [T, S] and 'correct' (bool, or None when there is no single right
     answer). ``labels`` maps a token id to its text (e.g. a subword piece).
     """
-    def names(tokens):
-        if labels is None:
-            return token_labels(tokens)
-        return [_SPECIAL.get(int(t)) or labels(int(t)) for t in tokens]
-
+    names = _namer(labels)
     columns = min(2, len(examples))
     rows = -(-len(examples) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6 * rows), squeeze=False)
@@ -111,20 +132,37 @@ def attention_heatmaps(path, examples, title: str, labels=None):
         # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
         # white, to tell them from merely small ones, and counted in the title.
         zeros = weights == 0
-        colours = plt.get_cmap("viridis").with_extremes(bad="white")
-        image = ax.imshow(np.ma.masked_where(zeros, weights), cmap=colours, vmin=0.0,
-                          vmax=1.0, aspect="auto")
-        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-        small = 6 if len(source) > 30 else 8
-        ax.set_xticks(range(len(source)), names(source), fontsize=small, rotation=90)
-        ax.set_yticks(range(len(output)), names(output), fontsize=small)
-        ax.set_xlabel("source")
-        ax.set_ylabel("output")
+        _draw_map(fig, ax, np.ma.masked_where(zeros, weights), names(source), names(output),
+                  "output")
         verdict = {True: " (correct)", False: " (wrong)", None: ""}[example["correct"]]
         share = f", {zeros.mean():.0%} exact zeros (white)" if zeros.any() else ""
         ax.set_title(f"length {len(source)}{verdict}{share}", fontsize=10)
     for ax in list(axes.flat)[len(examples):]:
         ax.axis("off")
+    save(fig, path, title)
+
+
+def explicit_vs_implicit(path, examples, title: str, labels=None):
+    """Side-by-side maps of the same held-out examples under teacher forcing, one row
+    per example: the explicit weights, the implicit map (analysis/implicit.py) and,
+    for a Transformer, the rollout (analysis/rollout.py), each over the source (x) and
+    the reference target (y), each normalised to sum to 1 per target step.
+
+    ``examples``: dicts with 'source', 'target' (token arrays, padding included) and
+    'maps', {panel title: [T, S]}; ``labels`` as in ``attention_heatmaps``."""
+    names = _namer(labels)
+    columns = max(len(e["maps"]) for e in examples)
+    fig, axes = plt.subplots(len(examples), columns, figsize=(5.5 * columns, 5 * len(examples)),
+                             squeeze=False)
+    for row, example in zip(axes, examples):
+        source = [t for t in example["source"] if t != PAD]
+        target = [t for t in example["target"] if t != PAD]
+        for ax, (name, values) in zip(row, example["maps"].items()):
+            _draw_map(fig, ax, np.asarray(values)[:len(target), :len(source)], names(source),
+                      names(target), "reference target")
+            ax.set_title(f"{name}, length {len(source)}", fontsize=10)
+        for ax in row[len(example["maps"]):]:
+            ax.axis("off")
     save(fig, path, title)
 
 

@@ -129,6 +129,17 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.average_last = 0  # > 0: the mean of the last this many checkpoints instead (not with best_metric)
     train.num_heatmaps = 4  # held-out examples drawn as attention heat maps
 
+    # Implicit attention beside the explicit weights, in every held-out evaluation
+    # (attention_research/analysis/): copy, reverse and sort.
+    config.analysis = analysis = ml_collections.ConfigDict()
+    analysis.implicit = ""  # '' off | gradient | gradient_x_input | integrated_gradients
+    analysis.steps = 32  # integrated gradients: Riemann steps m along the path from the baseline
+    # Symbol steps per held-out example whose implicit map the metrics read, drawn once
+    # (a whole map costs a backward pass per step); 0: every step, exactly.
+    analysis.target_steps = 1
+    analysis.batch_size = 64  # held-out examples per Jacobian (memory: B*T*S*E floats per member)
+    analysis.rollout_residual = 0.5  # Transformer rollout: the residual's share (Abnar & Zuidema: 0.5)
+
     FAMILIES[family].defaults(config)
     get_task(config.task.name).configure(config)  # its fields; it may adjust the defaults
     return shrink(config) if choices.get(TINY) else config

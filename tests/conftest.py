@@ -15,10 +15,19 @@ import pytest
 from attention_research import compilation_cache
 from configs import base
 
-# A cache of this session only: shared between tests, never between CI runs.
-_CACHE_DIR = tempfile.mkdtemp(prefix="attention_research_jax_cache_")
-atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
-os.environ[compilation_cache.ENVIRONMENT_VARIABLE] = _CACHE_DIR
+# Two pytest-xdist workers may share one accelerator: neither may take 75% of its
+# memory up front (JAX's default).
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+# A cache of this session only: shared between tests, never between CI runs. Under
+# pytest-xdist the controller makes it before it starts its workers, which inherit the
+# variable and share it; only the process that made it removes it.
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(compilation_cache.ENVIRONMENT_VARIABLE):
+    _CACHE_DIR = os.environ[compilation_cache.ENVIRONMENT_VARIABLE]
+else:
+    _CACHE_DIR = tempfile.mkdtemp(prefix="attention_research_jax_cache_")
+    atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
+    os.environ[compilation_cache.ENVIRONMENT_VARIABLE] = _CACHE_DIR
 compilation_cache.enable(_CACHE_DIR)
 
 

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from attention_research import evaluation, plotting, reports
+from attention_research.analysis import held_out
 from attention_research.attention import entropy
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
 from attention_research.decoding import greedy_decode
@@ -39,6 +40,7 @@ class SymbolTask:
 
     name: ClassVar[str]
     curve_score: ClassVar[str] = "seq_acc"
+    runs_analysis: ClassVar[bool] = True  # the true alignment is known
     write_sweep_report = staticmethod(reports.write_accuracy_report)
 
     @staticmethod
@@ -213,20 +215,34 @@ class SymbolTask:
 
         compiled = over_members(evaluate_member, placement, shared=2)
         # Built once: the last chunk wraps to the set's start; its repeats are trimmed.
-        chunks = [jax.tree_util.tree_map(
-            lambda x: x[np.arange(start, start + chunk) % num_examples], self.eval_set)
-            for start in range(0, num_examples, chunk)]
+        starts = range(0, num_examples, chunk)
+        take = lambda x, start: x[np.arange(start, start + chunk) % num_examples]
+        chunks = [jax.tree_util.tree_map(lambda x: take(x, start), self.eval_set)
+                  for start in starts]
         # Every chunk returns the rows at heatmaps % chunk; each example is kept from
         # the chunk that holds it, heatmaps // chunk.
         holder, rows = heatmaps // chunk, heatmaps % chunk
 
-        def evaluate(params) -> list[dict]:
-            parts, found = zip(*(jax.device_get(compiled(params, batch, rows))
-                                 for batch in chunks))
+        def over_chunks(function, params, *per_chunk):
+            """(stats {k: [M, N]}, examples {k: [M, H, ...]}) of a compiled
+            ``function(params, chunk, heat-map rows, *more)`` over every chunk."""
+            calls = zip(chunks, *per_chunk) if per_chunk else ((c,) for c in chunks)
+            parts, found = zip(*(jax.device_get(function(params, batch, rows, *more))
+                                 for batch, *more in calls))
             stats = {k: np.concatenate([p[k] for p in parts], axis=1)[:, :num_examples]
                      for k in parts[0]}
             examples = {k: np.stack([f[k] for f in found])[holder, :, np.arange(len(rows))]
                         .swapaxes(0, 1) for k in found[0]}  # [chunk, M, H, ...] -> [M, H, ...]
+            return stats, examples
+
+        if held_out.enabled(self.config):
+            draws = held_out.probes(self.eval_lengths, self.config.analysis.target_steps)
+            self.analyse = self._make_analysis(
+                model, placement, over_chunks,
+                [tuple(take(d, start) for d in draws) for start in starts])
+
+        def evaluate(params) -> list[dict]:
+            stats, examples = over_chunks(compiled, params)
             results = []
             for member in range(len(stats["exact"])):
                 member_stats = {k: v[member] for k, v in stats.items()}
@@ -241,6 +257,32 @@ class SymbolTask:
             return results
         return evaluate
 
+    def _make_analysis(self, model, placement, over_chunks, probes):
+        """``analyse(stacked params)`` -> per member (metrics, heat-map maps): the implicit
+        analysis of the whole held-out set (analysis/held_out.py), run once, on the
+        final parameters, because it costs several evaluation passes."""
+        options, transformer = self.config.analysis, self.config.model.family == "transformer"
+
+        def analyse_member(params, batch: Batch, heatmap_rows, probe):
+            _, weights = teacher_forced(model, params, batch)
+            stats = held_out.analyse(model, params, batch, weights,
+                                     self.alignment_targets(batch), probe, options, transformer)
+            shown = jax.tree_util.tree_map(lambda x: x[heatmap_rows], batch)
+            maps = held_out.heatmap_maps(model, params, shown, options, transformer)
+            if weights is not None:  # the teacher-forced weights the maps compare with
+                maps["forced_weights"] = weights[heatmap_rows]
+            return stats, maps
+
+        compiled = over_members(analyse_member, placement, shared=3)
+
+        def analyse(params) -> list[tuple[dict, dict]]:
+            stats, maps = over_chunks(compiled, params, probes)
+            members = range(len(stats["implicit_hits"]))
+            return [(evaluation.analysis_metrics({k: v[m] for k, v in stats.items()},
+                                                 self.eval_lengths, self.ranges),
+                     {k: v[m] for k, v in maps.items()}) for m in members]
+        return analyse
+
     def progress_line(self, metrics) -> str:
         seen = self.ranges[0][0]
         return ", ".join(f"{k.removeprefix('eval/')}={v:.4f}" for k, v in metrics.items()
@@ -248,20 +290,35 @@ class SymbolTask:
 
     def finish(self, params, results, runs, step: int) -> list[Final]:
         """Heat maps and accuracy by length; when the seen range first reached 0.99."""
-        del params  # the last held-out evaluation, in ``results``, is the final one
         seen = self.ranges[0][0]
+        # The last held-out evaluation, in ``results``, is the final one; the implicit
+        # analysis (analysis.implicit) runs once, here, on the final parameters.
+        analysed = (self.analyse(params) if held_out.enabled(self.config)
+                    else [({}, None)] * len(runs))
         finals = []
-        for run, result in zip(runs, results):
+        for run, result, (analysis, maps) in zip(runs, results, analysed):
             if run.workdir.is_writer:
                 self._plot(run, result, step)
+                if maps is not None and self.heatmap_indices:
+                    self._plot_explicit_vs_implicit(run, maps, step)
             solved = [r for r in run.workdir.read_metrics()
                       if (r.get(f"eval/seq_acc/{seen}") or 0.0) >= TARGET_SEQ_ACC]
-            finals.append(Final(summary={}, log={}, member={
+            finals.append(Final(summary={}, log=analysis, member={
                 "seq_acc_by_length": result["by_length"],
                 "token_acc_by_length": result["token_by_length"],
                 f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
                 f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
         return finals
+
+    def _plot_explicit_vs_implicit(self, run, maps, step):
+        panels = [("forced_weights", "explicit weights"),
+                  ("implicit", f"implicit ({run.config.analysis.implicit})"),
+                  ("rollout", "rollout")]
+        examples = [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
+                     "maps": {name: maps[key][j] for key, name in panels if key in maps}}
+                    for j, i in enumerate(self.heatmap_indices)]
+        plotting.explicit_vs_implicit(run.workdir.plots_dir / "explicit_vs_implicit.png",
+                                      examples, f"{run.title} — {self.name}, step {step}")
 
     def _plot(self, run, result, step):
         plots, config = run.workdir.plots_dir, run.config

@@ -26,6 +26,7 @@ class Translation:
     curve_score = "bleu"
     write_sweep_report = staticmethod(report.write_sweep_report)
     sample_batch = None  # batches come from the host pipeline
+    runs_analysis = False  # analysis.implicit needs a known alignment (not built: no τ here yet)
 
     @classmethod
     def configure(cls, config):

@@ -1,0 +1,132 @@
+"""Implicit attention, rollout and their agreement with the explicit weights, measured
+on a held-out chunk, jitted and vmapped over members (tasks/synthetic.py runs it over
+the held-out set once, on the final parameters).
+
+Turned on by ``config.analysis.implicit`` (a method of implicit.py). A whole implicit
+map costs one backward pass per target step (T of them), tens of evaluation passes;
+so the metrics read the maps at ``analysis.target_steps`` symbol steps per example,
+drawn uniformly (with replacement) once for the held-out set, the same for every
+member and evaluation — an unbiased estimate of the mean over (example, step) pairs
+with examples weighted equally. 0 reads every step, exactly. The heat-map examples
+always get whole maps. Per example it adds to the evaluation's statistics (sums, so
+that evaluation.range_metrics turns them into per-range means):
+
+* ``implicit_hits`` / ``implicit_steps`` — the implicit map's argmax on the true
+  source position (any model, ``none`` included);
+* ``tau_sum`` / ``tau_steps`` — Kendall τ_b of explicit weights and implicit map,
+  over the steps that have a true position and a defined τ;
+* ``drop_explicit``, ``drop_implicit``, ``drop_random`` — the log-probability drop at
+  the first drawn step when the source token ranked highest by the explicit weights,
+  by the implicit map, or a random real one is zeroed (agreement.py);
+* ``rollout_hits`` / ``rollout_steps`` — the Transformer's rollout (rollout.py), at
+  every step (it costs one forward pass).
+
+The Jacobians are taken ``analysis.batch_size`` examples at a time (lax.map), so
+memory stays B·K·S·E floats per member whatever the chunk.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from attention_research.analysis import agreement, implicit, rollout
+
+# The ablation's choices of the source token to zero (explicit: models with weights).
+DROPS = ("explicit", "implicit", "random")
+
+
+def enabled(config) -> bool:
+    return bool(config.analysis.implicit)
+
+
+def probes(lengths, target_steps: int, seed: int = 0):
+    """The fixed draws for held-out examples of source ``lengths`` [N]: (symbol steps
+    t < L [N, max(K, 1)], one random real source position [N]), uniform."""
+    rng = np.random.default_rng(seed)
+    lengths = np.asarray(lengths)[:, None]
+    steps = rng.integers(0, lengths, size=(len(lengths), max(target_steps, 1)))
+    return steps.astype(np.int32), rng.integers(0, lengths[:, 0]).astype(np.int32)
+
+
+def _sub_batch_size(total: int, wanted: int) -> int:
+    """The largest divisor of ``total`` that is at most ``wanted``."""
+    return max(d for d in range(1, min(total, wanted) + 1) if total % d == 0)
+
+
+def _at(values, steps):
+    """values [B, T, ...] at steps [B, K] -> [B, K, ...]."""
+    index = steps.reshape(steps.shape + (1,) * (values.ndim - 2))
+    return jnp.take_along_axis(values, index, axis=1)
+
+
+def implicit_map(model, params, batch, options, steps=None):
+    """The implicit map [B, T, S] (or at ``steps`` [B, K]: [B, K, S]) as a distribution
+    over the real source positions, with the embeddings and log-probability function
+    it was read from: (map, x, log_probs)."""
+    x, log_probs = implicit.model_log_probs(model, params, batch.source, batch.target_inputs,
+                                            batch.targets)
+    measured = log_probs if steps is None else (lambda x: _at(log_probs(x), steps))
+    real = batch.source > 0
+    attribution = implicit.attributions(measured, x, real, options.implicit, options.steps)
+    return implicit.as_distribution(attribution, real), x, log_probs
+
+
+def analyse(model, params, batch, weights, positions, probe, options, transformer: bool):
+    """One member's analysis of a chunk: stats {name: [B]}. ``weights`` the
+    teacher-forced explicit weights [B, T, S] or None; ``positions`` the true source
+    positions [B, T] (-1: none); ``probe`` a chunk of ``probes``."""
+    size = _sub_batch_size(batch.source.shape[0], options.batch_size)
+
+    def split(x):
+        return x.reshape((-1, size) + x.shape[1:])
+
+    def one(part):
+        sub, explicit, where, (sampled, random) = part
+        steps = sampled if options.target_steps else None
+        found, x, log_probs = implicit_map(model, params, sub, options, steps)
+        if steps is None:  # every step read: the ablation's step is the first drawn
+            steps = jnp.arange(where.shape[1])[None, :].repeat(where.shape[0], 0)
+            first = sampled[:, :1]
+        else:
+            first = jnp.zeros_like(sampled[:, :1])  # its index among the drawn steps
+        where_read = _at(where, steps)
+        stats = {}
+        stats["implicit_hits"], stats["implicit_steps"] = agreement.argmax_hits(found,
+                                                                                where_read)
+        ablated = sampled[:, 0]
+        implicit_top = jnp.argmax(_at(found, first)[:, 0], -1)
+        columns = [implicit_top, random]
+        if explicit is not None:
+            explicit_read = _at(explicit, steps)
+            tau, defined = agreement.kendall_tau(explicit_read, found, sub.source > 0)
+            counted = defined & (where_read >= 0)
+            stats["tau_sum"] = jnp.sum(jnp.where(counted, tau, 0.0), axis=1)
+            stats["tau_steps"] = jnp.sum(counted, axis=1)
+            columns.insert(0, jnp.argmax(_at(explicit, sampled[:, :1])[:, 0], -1))
+        drops = agreement.ablation_drops(log_probs, x, ablated, jnp.stack(columns, 1))
+        for k, name in enumerate(DROPS if explicit is not None else DROPS[1:]):
+            stats[f"drop_{name}"] = drops[:, k]
+        if transformer:
+            rolled = rollout.model_rollout(model, params, sub.source, sub.target_inputs,
+                                           options.rollout_residual)
+            stats["rollout_hits"], stats["rollout_steps"] = agreement.argmax_hits(rolled,
+                                                                                  where)
+        return stats
+
+    parts = (jax.tree_util.tree_map(split, batch),
+             None if weights is None else split(weights), split(positions),
+             tuple(split(p) for p in probe))
+    stats = jax.lax.map(one, parts)
+    return jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), stats)
+
+
+def heatmap_maps(model, params, batch, options, transformer: bool) -> dict:
+    """Whole maps [H, T, S] of a few examples for the side-by-side figure: the implicit
+    map at every step, and the Transformer's rollout."""
+    maps = {"implicit": implicit_map(model, params, batch, options)[0]}
+    if transformer:
+        maps["rollout"] = rollout.model_rollout(model, params, batch.source,
+                                                batch.target_inputs, options.rollout_residual)
+    return maps
