@@ -37,7 +37,7 @@ from attention_research.errors import RunError, os_reason
 # Fields that set how much is computed at once, never what is computed: a run may
 # resume with another value (e.g. a smaller evaluation chunk after running out of
 # memory), and config.json then records the new one.
-RESOURCE_FIELDS = frozenset({"task.eval_batch_size"})
+RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size"})
 
 # Fields added after runs were written, with the value that gives the behaviour those
 # runs had: a config.json without one of them is read as holding that value, so a run
@@ -65,6 +65,11 @@ ADDED_FIELDS = {
     "model.attention.monotonic.bias": -4.0,
     "model.attention.monotonic.noise": 1.0,
     "model.pointer_generator": False,
+    # The implicit analysis (analysis/held_out.py) is off ('') in every run before it.
+    "analysis.implicit": "",
+    "analysis.steps": 32,
+    "analysis.target_steps": 1,
+    "analysis.rollout_residual": 0.5,
 }
 
 

@@ -114,6 +114,19 @@ def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
     assert json.loads((tmp_path / "config.json").read_text())["train"]["learning_rate"] != 0.5
 
 
+def test_a_run_written_before_a_field_existed_resumes_with_its_old_behaviour(tiny, tmp_path):
+    from attention_research.workdir import ConfigMismatchError
+    config = tiny()
+    WorkDir(tmp_path).check_or_write_config(config)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    del saved["analysis"]  # a run begun before config.analysis existed: the analysis off
+    (tmp_path / "config.json").write_text(json.dumps(saved))
+    WorkDir(tmp_path).check_or_write_config(config)
+    config.analysis.implicit = "gradient"
+    with pytest.raises(ConfigMismatchError, match="analysis.implicit: was '', now 'gradient'"):
+        WorkDir(tmp_path).check_or_write_config(config)
+
+
 def test_a_damaged_member_summary_is_named(tiny, tmp_path):
     sweep = sweeps.axis("config.seed", [0])
     run_sweep(tiny(), sweep, tmp_path, progress=False)
