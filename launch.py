@@ -51,7 +51,8 @@ _PART = flags.DEFINE_string(
 _ONLY = flags.DEFINE_string(
     "only", "", "Sweeps: train only the cohorts with a member whose name contains this "
     "text (e.g. alignment-monotonic: a formulation just added to a sweep); with --part, "
-    "both apply.")
+    "both apply. Once those members are all finished, their own report goes to "
+    "only/<text>/ in the work directory.")
 _RECORD = flags.DEFINE_bool(
     "record", False, "Sweeps: afterwards, copy the report and every finished member into "
     "results/<name>/ beside the sweep file (experiments/results/NAME/), replacing files of "

@@ -12,7 +12,7 @@ from attention_research.attention import reinforce
 from attention_research.errors import ConfigError, choice, require
 from attention_research.models import FAMILIES
 from attention_research.models.embeddings import TIES
-from attention_research.tasks import TASKS, get_task
+from attention_research.tasks import get_task
 from attention_research.training.state import OPTIMIZERS, SCHEDULES
 
 __all__ = ["ConfigError", "validate"]
@@ -102,10 +102,6 @@ def _validate_analysis(config):
             f"{analysis.batch_size}")
     require(0.0 <= analysis.rollout_residual < 1.0,
             f"analysis.rollout_residual must be in [0, 1), got {analysis.rollout_residual}")
-    analysed = [name for name, task in TASKS.items() if task.runs_analysis]
-    require(config.task.name in analysed,
-            f"analysis.implicit measures attention against a known alignment, which task "
-            f"{config.task.name!r} does not have here; valid choices: {', '.join(analysed)}")
     require(not config.model.fused_attention,
             "analysis.implicit compares maps with the recorded weights, and "
             "model.fused_attention records none: set it to False")

@@ -166,6 +166,44 @@ def explicit_vs_implicit(path, examples, title: str, labels=None):
     save(fig, path, title)
 
 
+# The Transformer's attention kinds: (key, title, rows are target steps?, columns are
+# the decoder's inputs?; otherwise both are source positions).
+_HEAD_KINDS = (("encoder_self", "encoder self-attention", False, False),
+               ("decoder_self", "decoder self-attention", True, True),
+               ("cross", "cross-attention", True, False))
+
+
+def attention_heads(path, source, target, layers: dict, title: str, labels=None):
+    """Every weight a Transformer computes for one held-out example under teacher
+    forcing: one row per layer and kind (encoder self-attention, decoder
+    self-attention, cross-attention), one column per head.
+
+    ``layers``: {'encoder_self' | 'decoder_self' | 'cross': [layer x [h, rows,
+    columns]]} (analysis/held_out.head_layers); ``source``/``target``: token arrays,
+    padding included (the target is the reference the decoder was forced on)."""
+    names = _namer(labels)
+    source = [t for t in source if t != PAD]
+    target = [t for t in target if t != PAD]
+    # Row t is the step that emits target t; decoder self-attention at step t reads
+    # the decoder's inputs up to t, which are BOS and the target shifted right.
+    axes_of = {False: (source, "source"), True: (target, "reference target")}
+    inputs = ([BOS] + target[:-1], "decoder input")
+    rows = [(title_, layer, weights, axes_of[by_target], inputs if of_target else axes_of[False])
+            for kind, title_, by_target, of_target in _HEAD_KINDS
+            for layer, weights in enumerate(layers.get(kind, []))]
+    heads = max(weights.shape[0] for _, _, weights, _, _ in rows)
+    fig, axes = plt.subplots(len(rows), heads, figsize=(3.6 * heads, 3.4 * len(rows)),
+                             squeeze=False)
+    for ax_row, (kind_title, layer, weights, (row_tokens, row_name),
+                 (column_tokens, column_name)) in zip(axes, rows):
+        for head, ax in enumerate(ax_row):
+            values = np.asarray(weights[head])[:len(row_tokens), :len(column_tokens)]
+            _draw_map(fig, ax, values, names(column_tokens), names(row_tokens), row_name)
+            ax.set_xlabel(column_name)
+            ax.set_title(f"layer {layer + 1} {kind_title}, head {head + 1}", fontsize=9)
+    save(fig, path, title)
+
+
 def learning_curves(path, records, title: str, score: str = "seq_acc"):
     """Training and held-out loss (``eval/loss/…``), and a held-out score
     (``eval/<score>/…``: sequence accuracy, or BLEU for translation) against the step,

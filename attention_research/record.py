@@ -5,9 +5,11 @@ What is copied (each file replaces the file of the same name, and nothing else i
 ever deleted there, so hand-written notes such as a README stay):
 
     summary.md, summary.csv, significance.md, commands.txt, plots/   the report
+    only/<text>/                    the report of the members --only=<text> named
     members/<member>/{config.json,summary.json,metrics.jsonl}     every finished member
     members/<member>/translations/                                 its outputs, if any
     plots/attention_<setting>.png       the heat maps of each setting's first member
+    plots/explicit_vs_implicit_<setting>.png   its side-by-side maps (analysis.implicit)
 
 Finished members are recorded even while the sweep is unfinished, so a sweep longer
 than a session can be committed member by member; copying ``members/`` back into a
@@ -47,6 +49,9 @@ def record(workdir, destination) -> list[str]:
     if (workdir / "plots").is_dir():
         for plot in sorted((workdir / "plots").glob("*.png")):
             _copy(plot, destination / "plots" / plot.name)
+    for report in sorted((workdir / "only").glob("*/")):
+        for found in sorted(p for p in report.rglob("*") if p.is_file()):
+            _copy(found, destination / found.relative_to(workdir))
     recorded, drawn = [], set()
     for member in sorted((workdir / "members").glob("*/")):
         if not (member / "summary.json").is_file():
@@ -58,9 +63,11 @@ def record(workdir, destination) -> list[str]:
         for output in sorted((member / "translations").glob("*.txt")):
             _copy(output, destination / "members" / member.name / "translations" / output.name)
         setting = setting_name(member.name)
-        heatmap = member / "plots" / "attention.png"
-        if heatmap.is_file() and setting not in drawn:
-            _copy(heatmap, destination / "plots" / f"attention_{setting}.png")
+        if setting not in drawn:
+            for plot in ("attention", "explicit_vs_implicit"):
+                if (member / "plots" / f"{plot}.png").is_file():
+                    _copy(member / "plots" / f"{plot}.png",
+                          destination / "plots" / f"{plot}_{setting}.png")
             drawn.add(setting)
         recorded.append(member.name)
     return recorded

@@ -180,7 +180,7 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
             samples = {_without_task(s): [r.get(key) for r in finished(rows)
                                           if r["setting"] == s] for s in of_task}
             verdicts.append([task, name, verdict(samples)])
-    explained = _analysis_section(rows, settings, seen)
+    explained = analysis_section(rows, settings, seen)
     grid = f" Held-out evaluation every {eval_every} steps." if eval_every else ""
     return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
             "seed). Sequence accuracy: greedy exact match; alignment accuracy: attention "
@@ -195,12 +195,15 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
               "over cohorts).\n")
 
 
-def _analysis_section(rows, settings, seen: str) -> str:
-    """With analysis.implicit (analysis/held_out.py): explicit and implicit alignment,
-    their agreement, and the ablation drops; per setting, whether zeroing the token the
-    weights rank highest costs more than zeroing a random one. '' without it."""
-    if not any(r.get(f"implicit_align_acc/{seen}") is not None for r in rows):
+def analysis_section(rows, settings, seen: str, label: str | None = None) -> str:
+    """With analysis.implicit (analysis/held_out.py): explicit and implicit alignment
+    (where the true alignment is known), their agreement, and the ablation drops, on
+    the held-out range (or split) ``seen``, named ``label`` in the header (default: its
+    lengths); per setting, whether zeroing the token the weights rank highest costs
+    more than zeroing a random one. '' without it."""
+    if not any(r.get(f"ablation_drop_random/{seen}") is not None for r in rows):
         return ""
+    label = seen.removeprefix("len") if label is None else label
     columns = [("align_acc", "explicit align acc"), ("implicit_align_acc", "implicit align acc"),
                ("rollout_align_acc", "rollout align acc"),
                ("implicit_tau", "Kendall τ explicit vs implicit"),
@@ -220,11 +223,11 @@ def _analysis_section(rows, settings, seen: str) -> str:
         else:
             cells.append("— (no weights)")
         table.append(cells)
-    header = (["setting", "seeds"] + [f"{name} {seen[3:]}" for _, name in columns]
+    header = (["setting", "seeds"] + [f"{name} {label}" for _, name in columns]
               + ["larger drop (explicit argmax vs random)"])
     return ("\n\n## Explicit and implicit attention\n\n"
             "Implicit map: the |attribution| of an output's log-probability to each source "
-            "token (analysis.implicit), read at drawn symbol steps; align acc: the map's "
+            "token (analysis.implicit), read at drawn target steps; align acc: the map's "
             "argmax on the true source position; τ: Kendall τ_b between the weights and the "
             "implicit map; drop: the output's log-probability lost (nats) when one source "
             "token's embedding is zeroed. Last column: Welch's t-test over seeds, as above.\n\n"

@@ -130,10 +130,11 @@ def test_bad_analysis_settings_are_refused_with_the_choices():
     config.analysis.implicit, config.analysis.steps = "integrated_gradients", 0
     with pytest.raises(ConfigError, match="analysis.steps must be >= 1, got 0"):
         validate(config)
-    config = base.get_config("task=translation")
+    config = transformer.get_config("score=scaled_dot,task=translation,tiny")
     config.analysis.implicit = "gradient"
-    with pytest.raises(ConfigError, match="task 'translation' does not have here; valid "
-                                          "choices: copy, reverse, sort"):
+    validate(config)  # translation has no known alignment, but τ and the drops
+    config.model.fused_attention = True
+    with pytest.raises(ConfigError, match="model.fused_attention records none"):
         validate(config)
 
 
@@ -161,6 +162,8 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     if with_weights:
         assert -1.0 <= final[f"eval/implicit_tau/{seen}"] <= 1.0
     assert (tmp_path / "plots" / "explicit_vs_implicit.png").stat().st_size > 0
+    # Every head of every layer (per-layer, per-head maps): the Transformer's alone.
+    assert (tmp_path / "plots" / "attention_heads.png").exists() == with_weights
 
 
 def test_the_sweep_report_tables_the_analysis_and_tests_explicit_against_random_drops():
@@ -173,9 +176,9 @@ def test_the_sweep_report_tables_the_analysis_and_tests_explicit_against_random_
             for seed in range(3)]
     rows += [{"setting": "none", "status": "finished", f"implicit_align_acc/{seen}": 0.2,
               f"ablation_drop_implicit/{seen}": 1.0, f"ablation_drop_random/{seen}": 0.5}]
-    section = reports._analysis_section(rows, ["additive", "none"], seen)
+    section = reports.analysis_section(rows, ["additive", "none"], seen)
     assert "## Explicit and implicit attention" in section
     assert "| additive | 3 | 1.000 ± 0.000 | 0.710 ± 0.025 |" in section
     assert "**explicit argmax**" in section  # 6.1 vs 1.1 nats, separated over 3 seeds
     assert "| none | 1 | — | 0.200 |" in section and "— (no weights)" in section
-    assert reports._analysis_section([{"setting": "x", "status": "finished"}], ["x"], seen) == ""
+    assert reports.analysis_section([{"setting": "x", "status": "finished"}], ["x"], seen) == ""

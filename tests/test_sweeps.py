@@ -136,6 +136,11 @@ def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(
     assert (tmp_path / "members" / "score-additive" / "summary.json").exists()
     assert not (tmp_path / "members" / "score-dot").exists()
     assert not (tmp_path / "summary.md").exists() and len(calls) == 4
+    # The members --only names are all finished: their own report, while the sweep's waits.
+    assert run_sweep(base, sweep, tmp_path, progress=False, only="score-additive") is None
+    only = (tmp_path / "only" / "score-additive" / "summary.md").read_text()
+    assert "| score-additive | 1 |" in only and "score-dot" not in only
+    assert not (tmp_path / "summary.md").exists() and len(calls) == 4
     calls.clear()
     summaries = run_sweep(base, sweep, tmp_path, progress=False, only="score-dot",
                           hooks=[calls.append])
@@ -149,6 +154,7 @@ def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(
 def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     """The sweeps under experiments/ are refused before anything trains if they are wrong;
     every experiment is a sweep file that launch.py runs."""
+    import importlib
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
@@ -169,6 +175,12 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         # Every experiment takes the tiny argument (a sweep through launch.py runs in
         # test_configs); its tiny members validate too.
         assert sweeps.expand(module.get_config("tiny"), module.get_sweep(), tmp_path / "t" / name)
+    # A sweep file may take an argument: explicit_vs_implicit's translation sweep.
+    module = importlib.import_module("experiments.explicit_vs_implicit")
+    for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3))):
+        members = sweeps.expand(module.get_config(arg), module.get_sweep(arg), tmp_path / arg)
+        assert (len(members), len(sweeps.cohorts(members))) == count
+        assert {m.config.task.name for m in members} == {"translation"}
 
 
 _INIT_EIGHT_DEFAULT_MEMBERS = """
@@ -216,7 +228,10 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     (results / "plots").mkdir(parents=True)
     (results / "README.md").write_text("notes by hand")
     (results / "plots" / "older.png").write_bytes(b"kept")
+    (tmp_path / "run" / "only" / "seed-0" / "plots").mkdir(parents=True)  # an --only report
+    (tmp_path / "run" / "only" / "seed-0" / "plots" / "a.png").write_bytes(b"png")
     assert record(tmp_path / "run", results) == ["seed-0", "seed-1"]
+    assert (results / "only" / "seed-0" / "plots" / "a.png").read_bytes() == b"png"
     assert (results / "README.md").read_text() == "notes by hand"
     assert (results / "plots" / "older.png").read_bytes() == b"kept"
     for name in ("summary.md", "summary.csv", "commands.txt", "plots/learning_curves.png",

@@ -322,3 +322,25 @@ def test_paired_bootstrap_and_the_significance_table(tmp_path):
                                                              cell["bleu"] + half))
     (tmp_path / "dot" / "translations" / "test.hypothesis.txt").unlink()
     assert report.bootstrap_by_length(members, "test") is None
+
+
+def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, tmp_path):
+    """No known alignment: τ between the weights and the implicit map and the ablation
+    drops on the test split, no alignment accuracy; the maps side by side over subword
+    pieces, and every head of the first sample."""
+    from attention_research.training.loop import train
+    from configs import transformer
+    corpus, _, _ = corpus_and_tokens
+    config = transformer.get_config("score=scaled_dot,task=translation,tiny")
+    config.model.dropout = 0.0
+    config.task.data_dir = str(corpus.data_dir.parents[1])
+    config.analysis.update(implicit="integrated_gradients", steps=2, batch_size=8,
+                           target_steps=2)
+    summary = train(config, tmp_path, progress=False)
+    final = summary["members"][0]["final"]
+    assert -1.0 <= final["eval/implicit_tau/test"] <= 1.0
+    assert np.isfinite([final[f"eval/ablation_drop_{k}/test"]
+                        for k in ("explicit", "implicit", "random")]).all()
+    assert not any("align_acc" in k for k in final)
+    for name in ("explicit_vs_implicit.png", "attention_heads.png"):
+        assert (tmp_path / "plots" / name).stat().st_size > 0

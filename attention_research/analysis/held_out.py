@@ -12,14 +12,17 @@ always get whole maps. Per example it adds to the evaluation's statistics (sums,
 that evaluation.range_metrics turns them into per-range means):
 
 * ``implicit_hits`` / ``implicit_steps`` — the implicit map's argmax on the true
-  source position (any model, ``none`` included);
+  source position (any model, ``none`` included; where the alignment is known);
 * ``tau_sum`` / ``tau_steps`` — Kendall τ_b of explicit weights and implicit map,
   over the steps that have a true position and a defined τ;
 * ``drop_explicit``, ``drop_implicit``, ``drop_random`` — the log-probability drop at
   the first drawn step when the source token ranked highest by the explicit weights,
   by the implicit map, or a random real one is zeroed (agreement.py);
 * ``rollout_hits`` / ``rollout_steps`` — the Transformer's rollout (rollout.py), at
-  every step (it costs one forward pass).
+  every step (it costs one forward pass; where the alignment is known).
+
+Translation has no known alignment: there the analysis gives τ and the drops
+(tasks/translation/analysis.py).
 
 The Jacobians are taken ``analysis.batch_size`` examples at a time (lax.map), so
 memory stays B·K·S·E floats per member whatever the chunk.
@@ -32,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from attention_research.analysis import agreement, implicit, rollout
+from attention_research.data import EOS, PAD
 
 # The ablation's choices of the source token to zero (explicit: models with weights).
 DROPS = ("explicit", "implicit", "random")
@@ -41,13 +45,16 @@ def enabled(config) -> bool:
     return bool(config.analysis.implicit)
 
 
-def probes(lengths, target_steps: int, seed: int = 0):
-    """The fixed draws for held-out examples of source ``lengths`` [N]: (symbol steps
-    t < L [N, max(K, 1)], one random real source position [N]), uniform."""
+def probes(lengths, target_steps: int, seed: int = 0, target_lengths=None):
+    """The fixed draws for held-out examples of source ``lengths`` [N]: (target steps
+    t < ``target_lengths`` [N, max(K, 1)], one random real source position [N]),
+    uniform. ``target_lengths``: the target tokens before EOS (a symbol task's: the
+    source length, its default); at least one step is drawn from."""
     rng = np.random.default_rng(seed)
-    lengths = np.asarray(lengths)[:, None]
-    steps = rng.integers(0, lengths, size=(len(lengths), max(target_steps, 1)))
-    return steps.astype(np.int32), rng.integers(0, lengths[:, 0]).astype(np.int32)
+    lengths = np.maximum(np.asarray(lengths), 1)
+    targets = lengths if target_lengths is None else np.maximum(np.asarray(target_lengths), 1)
+    steps = rng.integers(0, targets[:, None], size=(len(lengths), max(target_steps, 1)))
+    return steps.astype(np.int32), rng.integers(0, lengths).astype(np.int32)
 
 
 def _sub_batch_size(total: int, wanted: int) -> int:
@@ -76,8 +83,13 @@ def implicit_map(model, params, batch, options, steps=None):
 def analyse(model, params, batch, weights, positions, probe, options, transformer: bool):
     """One member's analysis of a chunk: stats {name: [B]}. ``weights`` the
     teacher-forced explicit weights [B, T, S] or None; ``positions`` the true source
-    positions [B, T] (-1: none); ``probe`` a chunk of ``probes``."""
+    positions [B, T] (-1: none), or None where the alignment is unknown (translation:
+    no alignment accuracy, and τ over every target token before EOS); ``probe`` a
+    chunk of ``probes``."""
     size = _sub_batch_size(batch.source.shape[0], options.batch_size)
+    known = positions is not None
+    if not known:  # the steps τ counts: the target's tokens before EOS
+        positions = jnp.where((batch.targets != PAD) & (batch.targets != EOS), 0, -1)
 
     def split(x):
         return x.reshape((-1, size) + x.shape[1:])
@@ -93,8 +105,9 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
             first = jnp.zeros_like(sampled[:, :1])  # its index among the drawn steps
         where_read = _at(where, steps)
         stats = {}
-        stats["implicit_hits"], stats["implicit_steps"] = agreement.argmax_hits(found,
-                                                                                where_read)
+        if known:
+            stats["implicit_hits"], stats["implicit_steps"] = agreement.argmax_hits(
+                found, where_read)
         ablated = sampled[:, 0]
         implicit_top = jnp.argmax(_at(found, first)[:, 0], -1)
         columns = [implicit_top, random]
@@ -108,7 +121,7 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
         drops = agreement.ablation_drops(log_probs, x, ablated, jnp.stack(columns, 1))
         for k, name in enumerate(DROPS if explicit is not None else DROPS[1:]):
             stats[f"drop_{name}"] = drops[:, k]
-        if transformer:
+        if transformer and known:
             rolled = rollout.model_rollout(model, params, sub.source, sub.target_inputs,
                                            options.rollout_residual)
             stats["rollout_hits"], stats["rollout_steps"] = agreement.argmax_hits(rolled,
@@ -124,9 +137,24 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
 
 def heatmap_maps(model, params, batch, options, transformer: bool) -> dict:
     """Whole maps [H, T, S] of a few examples for the side-by-side figure: the implicit
-    map at every step, and the Transformer's rollout."""
+    map at every step, and the Transformer's rollout and every layer's per-head weights
+    ('heads/<encoder_self|decoder_self|cross>/<layer>': [H, h, rows, columns])."""
     maps = {"implicit": implicit_map(model, params, batch, options)[0]}
     if transformer:
         maps["rollout"] = rollout.model_rollout(model, params, batch.source,
                                                 batch.target_inputs, options.rollout_residual)
+        layers = rollout.attention_layers(model, params, batch.source, batch.target_inputs)
+        maps.update({f"heads/{kind}/{layer}": weights for kind, stack in layers.items()
+                     for layer, weights in enumerate(stack)})
     return maps
+
+
+def head_layers(maps: dict, example: int) -> dict:
+    """{kind: [layer x [h, rows, columns]]} of one example from ``heatmap_maps``'s
+    'heads/…' entries (one member's, as numpy arrays)."""
+    found = {}
+    for key in sorted((k for k in maps if k.startswith("heads/")),
+                      key=lambda k: int(k.rsplit("/", 1)[1])):
+        _, kind, _ = key.split("/")
+        found.setdefault(kind, []).append(maps[key][example])
+    return found

@@ -76,10 +76,6 @@ class Task(Protocol):
 
     def host_batches(self, first_call: int, placement) -> Iterator[Batch]: ...
 
-    # Whether its evaluation runs config.analysis (implicit attention against the true
-    # alignment, analysis/held_out.py).
-    runs_analysis: bool
-
     def alignment_targets(self, batch: Batch):
         """[B, T]: the source position each target step should attend to, -1 where
         none (EOS, padding); None where the task knows no alignment."""

@@ -40,7 +40,6 @@ class SymbolTask:
 
     name: ClassVar[str]
     curve_score: ClassVar[str] = "seq_acc"
-    runs_analysis: ClassVar[bool] = True  # the true alignment is known
     write_sweep_report = staticmethod(reports.write_accuracy_report)
 
     @staticmethod
@@ -317,8 +316,14 @@ class SymbolTask:
         examples = [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
                      "maps": {name: maps[key][j] for key, name in panels if key in maps}}
                     for j, i in enumerate(self.heatmap_indices)]
-        plotting.explicit_vs_implicit(run.workdir.plots_dir / "explicit_vs_implicit.png",
-                                      examples, f"{run.title} — {self.name}, step {step}")
+        title = f"{run.title} — {self.name}, step {step}"
+        plots = run.workdir.plots_dir
+        plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title)
+        layers = held_out.head_layers(maps, 0)
+        if layers:  # a Transformer: every head of the first (shortest) example
+            first = self.heatmap_indices[0]
+            plotting.attention_heads(plots / "attention_heads.png", self.eval_set.source[first],
+                                     self.eval_set.targets[first], layers, title)
 
     def _plot(self, run, result, step):
         plots, config = run.workdir.plots_dir, run.config

@@ -18,6 +18,7 @@ sweep again without a part, which retrains nothing.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -48,6 +49,23 @@ def training_seconds(members, summaries, max_cohort_members: int) -> float:
     by_index = {m.index: s for m, s in zip(members, summaries)}
     groups = sweeps.cohorts(members, max_cohort_members)
     return sum(max(by_index[m.index]["wall_time_s"] for m in group) for group in groups)
+
+
+def _report_only(workdir, members, summaries, only, write_report, max_cohort_members,
+                 progress):
+    """While the sweep is unfinished, the report of the members ``only`` names, once they
+    are all finished, in ``only/<only>/`` (a big sweep's table, a task or a setting at a
+    time)."""
+    chosen = [m for m in members if only and only in m.name]
+    if not chosen or any(m.index not in summaries for m in chosen) or jax.process_index():
+        return
+    folder = workdir / "only" / re.sub(r"[^A-Za-z0-9_.=-]", "_", only)
+    folder.mkdir(parents=True, exist_ok=True)
+    ordered = [summaries[m.index] for m in chosen]
+    write_report(folder, chosen, ordered, training_seconds(chosen, ordered, max_cohort_members))
+    if progress:
+        print(f"the report of the {len(chosen)} member(s) --only={only!r} names: "
+              f"{folder / 'summary.md'}")
 
 
 def report_writer(members):
@@ -107,6 +125,8 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     summaries.update({m.index: s for m in members if m.index not in summaries
                       and (s := _finished(m)) is not None})
     if len(summaries) < len(members):
+        _report_only(workdir, members, summaries, only, write_report,
+                     base_config.max_cohort_members, progress)
         if progress:
             print(f"part {k}/{n}{f', only {only!r},' if only else ''} done; "
                   f"{len(members) - len(summaries)} other member(s) unfinished: the report "

@@ -1,5 +1,6 @@
 """The report of a translation sweep: BLEU and chrF per setting (mean and 95% t interval
-over seeds, and which settings Welch's t separates), BLEU by source length with
+over seeds, and which settings Welch's t separates), with analysis.implicit the
+explicit-vs-implicit agreement and ablation drops, BLEU by source length with
 intervals, and every member against the first by paired bootstrap resampling."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import numpy as np
 
 from attention_research import plotting, stats
 from attention_research.reports import (
-    SEPARATION_NOTE, finished, interval_cell, markdown_table, seeds_cell, setting_of,
-    status_fields, verdict, write_csv)
+    SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, seeds_cell,
+    setting_of, status_fields, verdict, write_csv)
 from attention_research.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
@@ -53,6 +54,7 @@ def markdown(rows, split: str, elapsed_s: float) -> str:
             + " With one seed per setting, significance.md compares the systems sentence "
               "by sentence instead (paired bootstrap).\n\n"
             + markdown_table(["metric", "winner"], verdicts)
+            + analysis_section(rows, settings, split, label=f"({split})")
             + f"\n\n{len(rows)} members, {elapsed_s:.0f} s of training wall time (summed "
               "over cohorts).\n")
 

@@ -5,7 +5,8 @@ What differs from the symbol tasks: batches come from the input pipeline
 during training is the validation loss and greedy BLEU; at the end the
 ``task.eval_split`` split is translated with beam search and scored with sacrebleu
 (BLEU, chrF, BLEU by source length), and sample translations are drawn with their
-attention over subword pieces.
+attention over subword pieces. With ``analysis.implicit`` the same split is analysed
+once more, teacher-forced: implicit against explicit attention (analysis.py).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import jax
 import numpy as np
 
 from attention_research import plotting
+from attention_research.analysis import held_out
 from attention_research.data import EOS, PAD, Batch
 from attention_research.errors import choice, require
 from attention_research.tasks.protocol import Final
-from attention_research.tasks.translation import datasets, metrics, pipeline, report, subwords
+from attention_research.tasks.translation import (analysis, datasets, metrics, pipeline,
+                                                   report, subwords)
 from attention_research.training.steps import make_teacher_forced, make_translate
 
 
@@ -26,7 +29,6 @@ class Translation:
     curve_score = "bleu"
     write_sweep_report = staticmethod(report.write_sweep_report)
     sample_batch = None  # batches come from the host pipeline
-    runs_analysis = False  # analysis.implicit needs a known alignment (not built: no τ here yet)
 
     @classmethod
     def configure(cls, config):
@@ -168,6 +170,8 @@ class Translation:
         self.beam = make_translate(model, placement, self.config.task.beam_size,
                                    self.config.task.length_penalty,
                                    self.config.task.coverage_penalty)
+        if held_out.enabled(self.config):
+            self.analyse = analysis.make_analysis(self, model, placement)
 
         def evaluate(params) -> list[dict]:
             means = self._validation_means(teacher_forced, params)
@@ -241,6 +245,9 @@ class Translation:
         samples = self._sample_indices(split)
         hypotheses, drawn = self.translate(params, task.eval_split, beam=task.beam_size > 1,
                                            indices=samples)
+        # The implicit analysis (analysis.implicit) runs once, here, on the final parameters.
+        analysed = (self.analyse(params, samples) if held_out.enabled(self.config)
+                    else [({}, [])] * len(runs))
         finals = []
         for member, run in enumerate(runs):
             scores = metrics.corpus_scores(hypotheses[member], split.target_texts)
@@ -251,7 +258,7 @@ class Translation:
             sample_rows = [{"source": split.source_texts[i], "reference": split.target_texts[i],
                             "translation": hypotheses[member][i]} for i in samples]
             finals.append(Final(
-                log=scored,
+                log=scored | analysed[member][0],
                 summary={"dataset": task.dataset,
                          "decoding": {"split": task.eval_split, "beam_size": task.beam_size,
                                       "length_penalty": task.length_penalty,
@@ -263,6 +270,7 @@ class Translation:
             if run.workdir.is_writer:
                 self._write_translations(run.workdir, split, task.eval_split, hypotheses[member])
                 self._plot(run, step, member, drawn, by_length)
+                self._plot_explicit_vs_implicit(run, step, analysed[member][1])
         return finals
 
     @staticmethod
@@ -275,6 +283,20 @@ class Translation:
         for kind, lines in (("source", split.source_texts), ("reference", split.target_texts),
                             ("hypothesis", hypotheses)):
             (folder / f"{name}.{kind}.txt").write_text("".join(f"{line}\n" for line in lines))
+
+    def _plot_explicit_vs_implicit(self, run, step, examples):
+        """The sample sentences' explicit weights, implicit map (and rollout) side by
+        side over their subword pieces; a Transformer's every head of the first."""
+        if not examples:
+            return
+        title = f"{run.title} — {self.config.task.dataset}, step {step}"
+        plots, labels = run.workdir.plots_dir, self.processor.id_to_piece
+        plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title,
+                                      labels=labels)
+        first = examples[0]
+        if first["layers"]:
+            plotting.attention_heads(plots / "attention_heads.png", first["source"],
+                                     first["target"], first["layers"], title, labels=labels)
 
     def _plot(self, run, step, member, drawn, by_length):
         plots = run.workdir.plots_dir
