@@ -112,6 +112,9 @@ def verdict(samples: dict, higher_is_better: bool = True, digits: int = 3) -> st
     result = stats.separation(present, higher_is_better)
     if result.winner is not None:
         worst = max(c.p_holm for c in result.comparisons)
+        if len(result.comparisons) == 1:  # two settings: one test, nothing to correct
+            return (f"**{result.winner}** (separated from {result.comparisons[0].other}; "
+                    f"p {_p(worst)})")
         return (f"**{result.winner}** (separated from every other setting; largest "
                 f"Holm-corrected p {_p(worst)})")
     mean = present[result.leader].mean()
