@@ -71,9 +71,20 @@ def column(rows, key, **where) -> list:
 
 
 def report_rows(results) -> list[dict]:
-    """The rows of a record's summary.csv; none while the sweep has no report."""
-    path = Path(results) / "summary.csv"
-    return read_table(path) if path.is_file() else []
+    """The rows of a record's summary.csv, and of its ``--only`` reports
+    (``only/*/summary.csv``) for members the sweep's own report does not hold yet: a
+    finding that needs a few settings of a big sweep is decided once those settings are
+    recorded, not when the last member of the sweep is. None while nothing is reported."""
+    results = Path(results)
+    whole = results / "summary.csv"
+    rows = read_table(whole) if whole.is_file() else []
+    seen = {row.get("member") for row in rows}
+    for path in sorted(results.glob("only/*/summary.csv")):
+        for row in read_table(path):
+            if row["member"] not in seen:
+                seen.add(row["member"])
+                rows.append(row)
+    return rows
 
 
 def finished_members(rows, settings, seeds: int) -> int:

@@ -114,6 +114,27 @@ def test_length_generalization_verdict(tmp_path, accuracy, alibi, expected, pres
         "transformer-fails-far-beyond-training": expected, "alibi-extrapolates": press}
 
 
+def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp_path):
+    """--only=positions-alibi and --only=positions-sinusoidal each report their members
+    (only/TEXT/summary.csv); ALiBi's finding needs no other member of the sweep."""
+    lg = EXPERIMENTS["length_generalization"]
+    full = tmp_path / "full"
+    _length_record(full, 0.03, 0.5)
+    rows = findings.read_table(full / "summary.csv")
+    record = tmp_path / "record"
+    for text in ("positions-alibi", "positions-sinusoidal"):
+        part = [dict(row, member=f"{row['setting']}_seed-{int(row['seed'])}")
+                for row in rows if text in row["setting"]]
+        _write_report(record / "only" / text, part)
+        # a row of a member already in another report is not counted twice
+        _write_report(record / "only" / f"{text}_task-copy",
+                      [row for row in part if "copy" in row["setting"]])
+    verdicts = _verdicts(lg, record)
+    assert verdicts["alibi-extrapolates"] == "reproduced"
+    assert verdicts["transformer-fails-far-beyond-training"] == "pending"  # no learned yet
+    assert len(findings.report_rows(record)) == 2 * 2 * len(lg.SEEDS)
+
+
 # --- fixed_vector ------------------------------------------------------------------
 
 def _fixed_vector_record(results, long_accuracy):
