@@ -69,11 +69,20 @@ def findings(results):
     against sinusoidal positions beyond training, against Press et al."""
     from attention_research import findings as f
     rows = f.report_rows(results)
-    return [_dehghani(f, rows), _press(f, rows)]
+    return [_dehghani(f, rows, results), _press(f, rows, results)]
 
 
 def _transformer(positions: str) -> dict:
     return next(m for m in MODELS if m.get("config.model.positions") == positions)
+
+
+def _plot(results, name: str, only: str) -> str:
+    """The sweep's plot once its report is in; until then, that of the --only report the
+    finding reads (only/ONLY/plots/)."""
+    from pathlib import Path
+    whole = Path(results) / "plots" / name
+    return (f"results/length_generalization/plots/{name}" if whole.is_file()
+            else f"results/length_generalization/only/{only}/plots/{name}")
 
 
 def _missing(f, rows, models, key, title, paper):
@@ -88,7 +97,7 @@ def _missing(f, rows, models, key, title, paper):
     return None
 
 
-def _dehghani(f, rows):
+def _dehghani(f, rows, results):
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     key, title = "transformer-fails-far-beyond-training", "Transformers fail on lengths far beyond training"
@@ -111,10 +120,10 @@ def _dehghani(f, rows):
         "sequence accuracy on lengths 81-200 after training on 1-20: " + "; ".join(parts),
         "reproduced" if all(low) else "not reproduced",
         "every Transformer's 95% interval on lengths 81-200 lies at or below 0.1",
-        "results/length_generalization/plots/seq_acc_by_length_copy.png")
+        _plot(results, "seq_acc_by_length_copy.png", "positions-sinusoidal"))
 
 
-def _press(f, rows):
+def _press(f, rows, results):
     """ALiBi above sinusoidal on lengths up to 4x the training length, by Welch's t."""
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
@@ -148,4 +157,4 @@ def _press(f, rows):
         verdict,
         "reproduced: ALiBi's mean above sinusoidal's on lengths 21-80 on both tasks, "
         "Welch's t at 5%; not reproduced: not above on a task; else inconclusive",
-        "results/length_generalization/plots/seq_acc_by_length_reverse.png")
+        _plot(results, "seq_acc_by_length_reverse.png", "positions-alibi"))
