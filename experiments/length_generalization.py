@@ -24,6 +24,8 @@ test whether absolute positions are the cause (alibi's and nope's encoders keep
 sinusoidal positions, see models/transformer.py).
 """
 
+from pathlib import Path
+
 from attention_research import sweeps
 from configs import base
 
@@ -79,7 +81,6 @@ def _transformer(positions: str) -> dict:
 def _plot(results, name: str, only: str) -> str:
     """The sweep's plot once its report is in; until then, that of the --only report the
     finding reads (only/ONLY/plots/)."""
-    from pathlib import Path
     whole = Path(results) / "plots" / name
     return (f"results/length_generalization/plots/{name}" if whole.is_file()
             else f"results/length_generalization/only/{only}/plots/{name}")

@@ -149,6 +149,18 @@ def heatmap_maps(model, params, batch, options, transformer: bool) -> dict:
     return maps
 
 
+def side_by_side(maps: dict, sources, targets, method: str) -> list[dict]:
+    """The examples plotting.explicit_vs_implicit draws, from one member's
+    ``heatmap_maps`` (with the task's teacher-forced weights as 'forced_weights'):
+    example j's source and target tokens and its explicit, implicit and rollout maps,
+    each where the model has it."""
+    panels = [("forced_weights", "explicit weights"), ("implicit", f"implicit ({method})"),
+              ("rollout", "rollout")]
+    return [{"source": source, "target": target,
+             "maps": {name: maps[key][j] for key, name in panels if key in maps}}
+            for j, (source, target) in enumerate(zip(sources, targets))]
+
+
 def head_layers(maps: dict, example: int) -> dict:
     """{kind: [layer x [h, rows, columns]]} of one example from ``heatmap_maps``'s
     'heads/…' entries (one member's, as numpy arrays)."""

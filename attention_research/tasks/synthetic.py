@@ -310,12 +310,10 @@ class SymbolTask:
         return finals
 
     def _plot_explicit_vs_implicit(self, run, maps, step):
-        panels = [("forced_weights", "explicit weights"),
-                  ("implicit", f"implicit ({run.config.analysis.implicit})"),
-                  ("rollout", "rollout")]
-        examples = [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
-                     "maps": {name: maps[key][j] for key, name in panels if key in maps}}
-                    for j, i in enumerate(self.heatmap_indices)]
+        shown = self.heatmap_indices
+        examples = held_out.side_by_side(maps, self.eval_set.source[shown],
+                                         self.eval_set.targets[shown],
+                                         run.config.analysis.implicit)
         title = f"{run.title} — {self.name}, step {step}"
         plots = run.workdir.plots_dir
         plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title)

@@ -86,14 +86,10 @@ def _examples(samples, split, widths, draw_maps, params, members, method):
     batch = pipeline.collate([split.sources[i] for i in shown],
                              [split.targets[i] for i in shown], width)
     maps = jax.device_get(draw_maps(params, batch))
-    panels = [("forced_weights", "explicit weights"), ("implicit", f"implicit ({method})"),
-              ("rollout", "rollout")]
     found = []
     for m in range(members):
         own = {k: v[m] for k, v in maps.items()}
-        examples = [{"source": batch.source[j], "target": batch.targets[j],
-                     "maps": {name: own[key][j] for key, name in panels if key in own}}
-                    for j in range(len(shown))]
+        examples = held_out.side_by_side(own, batch.source, batch.targets, method)
         examples[0]["layers"] = held_out.head_layers(own, 0)
         found.append(examples)
     return found
