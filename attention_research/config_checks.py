@@ -157,7 +157,13 @@ def validate(config):
     # Logs, evaluations and checkpoints fall between jit calls, so they must line up
     # with them; a checkpoint at a log step makes resumed logs equal uninterrupted ones.
     spc = train.steps_per_call
-    for field in ("num_steps", "log_every", "eval_every", "checkpoint_every"):
+    require(train.curve_eval_every >= 0,
+            f"train.curve_eval_every must be >= 0 (0: off), got {train.curve_eval_every}")
+    require(train.curve_eval_every == 0 or get_task(task.name).curve_evaluation,
+            f"train.curve_eval_every evaluates the lengths seen in training alone; task "
+            f"{task.name!r} has no such evaluation: set it to 0")
+    for field in ("num_steps", "log_every", "eval_every", "checkpoint_every",
+                  "curve_eval_every"):
         require(train[field] % spc == 0,
                 f"train.{field} ({train[field]}) must be a multiple of train.steps_per_call ({spc})")
     require(train.checkpoint_every % train.log_every == 0,

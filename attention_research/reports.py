@@ -141,7 +141,8 @@ SEPARATION_NOTE = (
     "family-wise level). A winner is named only when it is separated from all of them.")
 
 
-def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> str:
+def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
+             curve_eval_every: int = 0) -> str:
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     seen = ranges[0]
     at_start = f"attn_entropy/{seen}@step0"
@@ -184,7 +185,11 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None) -> s
                                           if r["setting"] == s] for s in of_task}
             verdicts.append([task, name, verdict(samples)])
     explained = analysis_section(rows, settings, seen)
-    grid = f" Held-out evaluation every {eval_every} steps." if eval_every else ""
+    grid = f" Held-out evaluation every {eval_every} steps" if eval_every else ""
+    if grid and curve_eval_every:
+        grid += (f"; the lengths seen in training alone every {curve_eval_every} (the grid "
+                 f"of steps to 0.99 and of the area)")
+    grid += "." if grid else ""
     return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
             "seed). Sequence accuracy: greedy exact match; alignment accuracy: attention "
             "argmax on the right source position; area under seq acc: the held-out "
@@ -263,7 +268,8 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
         return
     title = members[0].config.name
     write_atomically(workdir / "summary.md", f"# {title}\n\n"
-                     + markdown(rows, ranges, elapsed_s, members[0].config.train.eval_every))
+                     + markdown(rows, ranges, elapsed_s, members[0].config.train.eval_every,
+                                members[0].config.train.get("curve_eval_every", 0)))
     write_csv(workdir / "summary.csv", rows)
     plots = workdir / "plots"
     plots.mkdir(exist_ok=True)

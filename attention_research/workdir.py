@@ -36,8 +36,11 @@ from attention_research.errors import RunError, os_reason
 
 # Fields that set how much is computed at once, never what is computed: a run may
 # resume with another value (e.g. a smaller evaluation chunk after running out of
-# memory), and config.json then records the new one.
-RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size"})
+# memory), and config.json then records the new one. A member trained in a cohort of
+# any size gives the metrics it gives alone (tests/test_sweeps.py), so the cohort cap
+# is one of them.
+RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size",
+                             "max_cohort_members"})
 
 # Fields added after runs were written, with the value that gives the behaviour those
 # runs had: a config.json without one of them is read as holding that value, so a run
@@ -46,6 +49,7 @@ ADDED_FIELDS = {
     "model.attention.hard.reward": "token",
     "model.attention.hard.soft_unit": "step",
     "train.gradient_batches": 0,
+    "train.curve_eval_every": 0,
     "task.eval_range_ends": [],
     "train.label_smoothing": 0.0,
     "model.token_dropout": 0.0,
@@ -170,25 +174,36 @@ class WorkDir:
     def metrics_path(self):
         return self.path / "metrics.jsonl"
 
+    def _changed_fields(self, config) -> list[tuple[str, object, object]]:
+        """(field, saved, now) for every field in which ``config`` differs from the
+        saved config.json (a field it lacks: ``ADDED_FIELDS``); [] when none is saved."""
+        saved_path = self.path / "config.json"
+        if not saved_path.exists():
+            return []
+        now = _flatten(json.loads(config.to_json()))
+        saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now},
+                 **_flatten(read_json(saved_path))}
+        return [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
+                if saved.get(k) != now.get(k)]
+
+    def check_config(self, config):
+        """Refuse a config that differs from the saved config.json in anything but
+        ``RESOURCE_FIELDS``: this directory holds another run, which is left as it is."""
+        differences = [d for d in self._changed_fields(config) if d[0] not in RESOURCE_FIELDS]
+        if differences:
+            lines = "\n".join(f"  {k}: was {a!r}, now {b!r}" for k, a, b in differences)
+            raise ConfigMismatchError(
+                f"{self.path} holds a run of another config, so it cannot be resumed:\n"
+                f"{lines}\nPass another --workdir, or rerun with the saved config.")
+
     def check_or_write_config(self, config):
         """Write config.json, or, when resuming, refuse a config that differs from it
-        in anything but ``RESOURCE_FIELDS`` (a field it lacks: ``ADDED_FIELDS``)."""
-        current = json.loads(config.to_json())
+        in anything but ``RESOURCE_FIELDS`` (``check_config``)."""
+        self.check_config(config)
         saved_path = self.path / "config.json"
-        if saved_path.exists():
-            now = _flatten(current)
-            saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now},
-                     **_flatten(read_json(saved_path))}
-            changed = [k for k in sorted(set(saved) | set(now)) if saved.get(k) != now.get(k)]
-            differences = [(k, saved.get(k), now.get(k)) for k in changed
-                           if k not in RESOURCE_FIELDS]
-            if differences:
-                lines = "\n".join(f"  {k}: was {a!r}, now {b!r}" for k, a, b in differences)
-                raise ConfigMismatchError(
-                    f"{self.path} holds a run of another config, so it cannot be resumed:\n"
-                    f"{lines}\nPass another --workdir, or rerun with the saved config.")
-            if not changed:
-                return
+        if saved_path.exists() and not self._changed_fields(config):
+            return
+        current = json.loads(config.to_json())
         if self.is_writer:
             self.path.mkdir(parents=True, exist_ok=True)
             write_atomically(saved_path, json.dumps(current, indent=2, sort_keys=True) + "\n")

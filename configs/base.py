@@ -116,6 +116,10 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
     train.log_every = 50  # steps between training-metric logs
     train.eval_every = 250  # steps between held-out evaluations
+    # > 0: also evaluate the held-out lengths seen in training alone every this many
+    # steps (symbol tasks), a fine grid for steps to 0.99 and the area under the learning
+    # curve at a fraction of a whole evaluation's cost. 0: off.
+    train.curve_eval_every = 0
     # > 0: at every evaluation, the mean, variance and signal-to-noise ratio of the
     # attention parameters' gradient over this many fresh minibatches (device-sampled
     # tasks; experiments/hard_vs_soft.py uses 100).

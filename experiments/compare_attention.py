@@ -1,8 +1,9 @@
 """Every formulation on copy, reverse and sort, 5 seeds each, default lengths (train
 1-25, evaluate 1-50). The five seeds of a formulation and task are one cohort. The
-held-out set is evaluated every 50 steps, so that steps to 0.99 and the area under
-the learning curve (the speed measure that still separates formulations once all
-reach the ceiling) are read on a fine grid.
+lengths seen in training are evaluated every 50 steps (``train.curve_eval_every``), so
+that steps to 0.99 and the area under the learning curve (the speed measure that still
+separates formulations once all reach the ceiling) are read on a fine grid; the whole
+held-out set, longer lengths included, every 250.
 
     python launch.py --config=experiments/compare_attention.py
 
@@ -47,7 +48,8 @@ FORMULATIONS = (
 def get_config(arg=None):
     config = base.get_config()
     config.name = "compare_attention"
-    config.train.eval_every = 50
+    config.train.eval_every = 250
+    config.train.curve_eval_every = 50
     return base.shrink_if_tiny(config, arg)
 
 

@@ -143,6 +143,21 @@ def test_bad_translation_fields_are_refused(field, value, words):
         validate(config)
 
 
+@pytest.mark.parametrize("arg, every, words", [
+    ("task=translation", 1000, "task 'translation' has no such evaluation: set it to 0"),
+    ("task=copy", 30, r"train.curve_eval_every \(30\) must be a multiple of "
+                      r"train.steps_per_call \(25\)"),
+    ("task=copy", -50, "train.curve_eval_every must be >= 0"),
+])
+def test_a_curve_evaluation_the_task_or_the_step_grid_cannot_give_is_refused(arg, every,
+                                                                              words):
+    from attention_research.config_checks import ConfigError
+    config = base.get_config(arg)
+    config.train.curve_eval_every = every
+    with pytest.raises(ConfigError, match=words):
+        validate(config)
+
+
 def test_the_compilation_cache_directory_and_switch(monkeypatch, tmp_path):
     monkeypatch.setenv(compilation_cache.ENVIRONMENT_VARIABLE, str(tmp_path / "cache"))
     assert compilation_cache.default_directory() == str(tmp_path / "cache")

@@ -246,6 +246,15 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert calls == [] and again == json.loads(json.dumps(summaries))  # as read back
     table = lambda workdir: (workdir / "summary.md").read_text().split("\n", 1)[1]  # no title
     assert table(resumed) == table(tmp_path / "run")
+    # A recorded member of another config (the sweep changed since) is refused, named,
+    # before anything trains, and kept as it is.
+    from attention_research.workdir import ConfigMismatchError
+    changed = tiny_config()
+    changed.train.curve_eval_every = 5
+    with pytest.raises(ConfigMismatchError, match=r"(?s)train.curve_eval_every: was 0, now "
+                                                  r"5.*move .*seed-0 away to train this member"):
+        run_sweep(changed, sweep, resumed, progress=False, hooks=[calls.append])
+    assert calls == [] and (resumed / "members" / "seed-0" / "summary.json").is_file()
     # The record alone redraws the same report (python -m attention_research.findings
     # --redraw), its plots included.
     from attention_research.record import redraw

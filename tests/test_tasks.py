@@ -62,15 +62,18 @@ def test_unknown_task_is_refused_with_the_registered_names():
 
 
 def test_evaluation_in_chunks_equals_evaluation_in_one_call():
-    """The held-out set scored in uneven chunks gives every metric, every length's
-    accuracy and every heat-map example exactly as one call over the whole set does."""
+    """The held-out set scored in uneven chunks, each cut to its own longest example's
+    widths, gives every metric, every length's accuracy and every heat-map example (on
+    its own source and target steps) exactly as one call over the whole set does."""
     from attention_research import models
     from attention_research.training.mesh import Placement, make_mesh
     from attention_research.training.state import create_train_state, make_optimizer
     from tests.conftest import tiny_config
     config = tiny_config(task="reverse")  # 12 held-out sequences, heat maps at 2 of them
     results = []
-    for eval_batch_size in (512, 5):  # one call; chunks of 5, 5 and 2 (padded to 5)
+    # One call at the set's widths; chunks of 5, 5 and 2 (padded to 5 with repeats of
+    # the shortest), of lengths up to 3, 5 and 6: three widths.
+    for eval_batch_size in (512, 5):
         config.task.eval_batch_size = eval_batch_size
         task = get_task("reverse")(config)
         model = models.make_model(config, task.vocab_size, task.vocab_size)
@@ -78,14 +81,25 @@ def test_evaluation_in_chunks_equals_evaluation_in_one_call():
                                    [0, 1])
         evaluate = task.make_evaluation(model, Placement(make_mesh(config.mesh), 2))
         results.append(evaluate(state.params))
+        # The seen lengths alone (train.curve_eval_every) score as they do in the whole.
+        for seen, whole in zip(evaluate(state.params, seen_only=True), results[-1]):
+            assert seen["metrics"] == pytest.approx(
+                {k: v for k, v in whole["metrics"].items() if k.endswith("/len1-4")},
+                rel=1e-6)
     assert len(results[0][0]["exact"]) == 12
     for whole, chunked in zip(*results):
         assert whole["metrics"] == pytest.approx(chunked["metrics"], rel=1e-6)
         assert whole["by_length"] == chunked["by_length"]
         np.testing.assert_array_equal(whole["exact"], chunked["exact"])
-        for key in ("tokens", "weights"):
-            np.testing.assert_allclose(whole["examples"][key], chunked["examples"][key],
-                                       rtol=1e-6)
+        # Past its chunk's width an example is zero-padded where the whole set's call
+        # decoded on; its own steps (its length and EOS) and sources must agree.
+        for row, index in enumerate(task.heatmap_indices):
+            length = int(task.eval_lengths[index])
+            np.testing.assert_array_equal(whole["examples"]["tokens"][row, :length + 1],
+                                          chunked["examples"]["tokens"][row, :length + 1])
+            np.testing.assert_allclose(
+                whole["examples"]["weights"][row, :length + 1, :length],
+                chunked["examples"]["weights"][row, :length + 1, :length], rtol=1e-6)
 
 
 def test_a_bad_eval_batch_size_is_refused():

@@ -268,6 +268,21 @@ def test_gradient_statistics_of_one_fixed_batch_have_no_noise():
     assert float(got["grad_var"][0]) <= 1e-8 * float(direct) ** 2
 
 
+def test_a_curve_evaluation_logs_the_seen_lengths_between_whole_evaluations(tmp_path):
+    """train.curve_eval_every: the seen lengths (1-4) alone every 5 steps, the whole
+    held-out set (and the longer lengths) only at the evaluations every 10."""
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.train.curve_eval_every = 5
+    train(config, tmp_path, progress=False)
+    records = _records(tmp_path)
+    assert sorted({r["step"] for r in records if "eval/seq_acc/len1-4" in r}) == [5, 10, 15, 20]
+    assert sorted({r["step"] for r in records if "eval/seq_acc/len5-6" in r}) == [10, 20]
+    curve = [r for r in records if r["step"] == 5 and "eval/seq_acc/len1-4" in r]
+    assert curve and all(0 <= r["eval/seq_acc/len1-4"] <= 1 and r["time_s"] > 0
+                         for r in curve)
+
+
 def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
     """gradient_batches > 0: every evaluation logs the attention gradient's mean norm,
     variance and signal-to-noise ratio; REINFORCE's gradient is noisy (variance > 0)."""

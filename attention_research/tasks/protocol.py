@@ -80,6 +80,11 @@ class Task(Protocol):
         """[B, T]: the source position each target step should attend to, -1 where
         none (EOS, padding); None where the task knows no alignment."""
 
+    # Whether ``evaluate`` also takes ``seen_only=True`` (``train.curve_eval_every``):
+    # the held-out lengths seen in training alone, 'metrics' only, for a learning
+    # curve on a finer grid than the whole evaluation's.
+    curve_evaluation: ClassVar[bool]
+
     def make_evaluation(self, model, placement) -> Callable[[Any], list[dict]]:
         """``evaluate(stacked params)`` -> one dict per member, each with 'metrics'
         ({'eval/<metric>/<split or range>': float}, logged at every evaluation) and

@@ -213,6 +213,13 @@ class Cohort:
                     workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
         return results
 
+    def run_curve_eval(self, step, state):
+        """The seen lengths alone (train.curve_eval_every), logged; no selection."""
+        for member, (workdir, result) in enumerate(
+                zip(self.workdirs, self.evaluate(state.params, seen_only=True))):
+            if self.healthy(member):
+                workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
+
     def summary(self, member: int, step: int, status: str, final=None, result=None) -> dict:
         """A member's summary.json; ``final`` and ``result`` for a finished one."""
         config = self.configs[member]
@@ -348,6 +355,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             step += train_config.steps_per_call
             bar.update(train_config.steps_per_call)
             at = lambda every: step % every == 0 or step == train_config.num_steps
+            curve_step = bool(train_config.curve_eval_every) and at(train_config.curve_eval_every)
             # Health is read with the logged sums; evaluations and checkpoints read it
             # too (they wait for the device anyway), so none of them uses a failed state.
             if at(train_config.log_every):
@@ -355,7 +363,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 alive, row = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
                 show_progress(bar, row)
-            elif at(train_config.eval_every) or at(train_config.checkpoint_every):
+            elif at(train_config.eval_every) or at(train_config.checkpoint_every) or curve_step:
                 alive = cohort.check_health(*jax.device_get(
                     (pending[-1]["failed_step"], pending[-1]["failure"])))
             if not alive:
@@ -369,6 +377,9 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 if progress and cohort.is_writer:
                     bar.write(line)
                 last_log_time = time.time()  # evaluation time is not training throughput
+            elif curve_step:
+                cohort.run_curve_eval(step, state)
+                last_log_time = time.time()
             # Stopping early saves where it stops, so a resumed run stays stopped.
             stop = cohort.stopped_early(step)
             if at(train_config.checkpoint_every) or stop:

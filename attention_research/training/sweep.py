@@ -28,7 +28,7 @@ from attention_research import sweeps
 from attention_research.errors import ConfigError
 from attention_research.tasks import get_task
 from attention_research.training.loop import train_cohort
-from attention_research.workdir import read_json
+from attention_research.workdir import ConfigMismatchError, WorkDir, read_json
 
 
 def _finished(member: sweeps.Member):
@@ -93,6 +93,16 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
     write_report = report_writer(members)
+    # A member directory copied from another version of the sweep (e.g. a record made
+    # before a config change) must not pass for this member: refused before anything
+    # trains, and left as it is.
+    for member in members:
+        try:
+            WorkDir(member.workdir).check_config(member.config)
+        except ConfigMismatchError as error:
+            raise ConfigMismatchError(
+                f"{error}\nIn a sweep: move {member.workdir} away to train this member "
+                f"({member.name}) again with the sweep's config.") from None
     if only and not any(only in m.name for m in members):  # before anything is written
         raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
                           + ", ".join(m.name for m in members))

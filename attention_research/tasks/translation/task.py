@@ -27,6 +27,7 @@ from attention_research.training.steps import make_teacher_forced, make_translat
 class Translation:
     name = "translation"
     curve_score = "bleu"
+    curve_evaluation = False  # BLEU needs the whole split decoded
     write_sweep_report = staticmethod(report.write_sweep_report)
     sample_batch = None  # batches come from the host pipeline
 
