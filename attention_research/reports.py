@@ -38,10 +38,20 @@ def summary_ranges(summaries) -> list[str]:
     return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
 
 
-def member_rows(members, summaries, records, seen: str | None = None) -> list[dict]:
+def early_budget(config) -> int | None:
+    """The step of the short budget a report reads beside the final accuracy: a third of
+    the run, on the grid of ``train.curve_eval_every`` (None when it is off). Formulations
+    that all end at the ceiling are still apart there (Issue 12: e.g. 500 of 1,500)."""
+    every = config.train.get("curve_eval_every", 0)
+    return (config.train.num_steps // 3) // every * every if every else None
+
+
+def member_rows(members, summaries, records, seen: str | None = None,
+                early_step: int | None = None) -> list[dict]:
     """One flat row per member: what summary.csv holds. ``records``: each member's
     metrics.jsonl lines; an evaluation at step 0 adds the untrained attention entropy,
-    and ``seen`` (the seen-length range) the area under the accuracy curve."""
+    ``seen`` (the seen-length range) the area under the accuracy curve, and
+    ``early_step`` the seen-length accuracy at that step (``early_budget``)."""
     rows = []
     for member, summary, member_records in zip(members, summaries, records):
         entry = summary["members"][0]
@@ -60,6 +70,8 @@ def member_rows(members, summaries, records, seen: str | None = None) -> list[di
                 row[f"auc_seq_acc/{seen}"] = stats.area_under_curve(
                     curve, summary["steps"], first_step=min(curve))
                 row["auc_from_step"] = min(curve)
+            if early_step is not None and early_step in curve:
+                row[f"seq_acc/{seen}@step{early_step}"] = curve[early_step]
         rows.append(row)
     return rows
 
@@ -153,7 +165,10 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
     auc_from = next((r["auc_from_step"] for r in rows if r.get(auc_key) is not None), None)
     auc_steps = ("" if auc_from is None
                  else f" (steps {auc_from}–{max(r['steps'] for r in rows)})")
-    header = (["setting", "seeds"] + [f"seq acc {r[3:]}" for r in ranges]
+    early = next((k for r in rows for k in r if k.startswith(f"seq_acc/{seen}@step")), None)
+    early_name = early and f"seq acc {seen[3:]} at step {early.rpartition('@step')[2]}"
+    header = (["setting", "seeds"] + ([early_name] if early else [])
+              + [f"seq acc {r[3:]}" for r in ranges]
               + [f"align acc {seen[3:]}", f"area under seq acc {seen[3:]}{auc_steps}",
                  "steps to 0.99 (reached/seeds)"]
               + (["attention entropy at step 0 (nats)"] if with_start else [])
@@ -165,6 +180,8 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
         steps = (f"{interval_cell(reached, 0)} ({len(reached)}/{len(seeds)})" if reached
                  else f"— (0/{len(seeds)})")
         cells = [setting, seeds_cell(seeds)]
+        if early:
+            cells.append(interval_cell([r.get(early) for r in seeds]))
         cells += [interval_cell([r.get(f"seq_acc/{name}") for r in seeds]) for name in ranges]
         cells += [interval_cell([r.get(f"align_acc/{seen}") for r in seeds]),
                   interval_cell([r.get(auc_key) for r in seeds]), steps]
@@ -176,6 +193,8 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
     metrics = [(f"seq_acc/{ranges[-1]}", f"seq acc {ranges[-1][3:]}"),
                (f"seq_acc/{seen}", f"seq acc {seen[3:]}"),
                (auc_key, f"area under seq acc {seen[3:]}")]
+    metrics += [(early, early_name)] if early else []
+    metrics = [(key, name) for key, name in metrics if any(r.get(key) is not None for r in rows)]
     verdicts = []
     for task in dict.fromkeys(r["task"] for r in rows):
         of_task = [s for s in settings if any(r["setting"] == s and r["task"] == task
@@ -190,6 +209,10 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
         grid += (f"; the lengths seen in training alone every {curve_eval_every} (the grid "
                  f"of steps to 0.99 and of the area)")
     grid += "." if grid else ""
+    if early:
+        grid += (f" {early_name[0].upper()}{early_name[1:]}: a third of the training "
+                 "budget: a short budget, at which settings that all end at the ceiling "
+                 "can still differ.")
     return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
             "seed). Sequence accuracy: greedy exact match; alignment accuracy: attention "
             "argmax on the right source position; area under seq acc: the held-out "
@@ -257,7 +280,8 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
     workdir = Path(workdir)
     records = [WorkDir(member.workdir).read_metrics() for member in members]
     ranges = summary_ranges(summaries)
-    rows = member_rows(members, summaries, records, ranges[0] if ranges else None)
+    rows = member_rows(members, summaries, records, ranges[0] if ranges else None,
+                       early_budget(members[0].config))
     if not ranges:  # no member finished: there is nothing to compare
         table = markdown_table(["setting", "seeds"], [
             [s, seeds_cell([r for r in rows if r["setting"] == s])]

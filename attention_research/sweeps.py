@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention_research.config_checks import ConfigError, validate
+from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS
 
 # Values a cohort can hold per member: the seed, and the optimiser hyperparameters
 # that live in the optimiser state (optax.inject_hyperparams).
@@ -105,14 +106,50 @@ def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
 
 def structure_key(config) -> str:
     """The config without its per-member fields: equal keys can share one program."""
-    flat = json.loads(config.to_json())
-    for field in NOT_STRUCTURE:
+    return _structure_json(json.loads(config.to_json()))
+
+
+def _structure_json(tree: dict, dropped=()) -> str:
+    """``tree`` (a nested config dict) as JSON without ``NOT_STRUCTURE`` and ``dropped``."""
+    tree = copy.deepcopy(tree)
+    for field in NOT_STRUCTURE + tuple(dropped):
         *path, last = field.split(".")
-        node = flat
+        node = tree
         for part in path:
-            node = node[part]
+            node = node.get(part, {})
         node.pop(last, None)
-    return json.dumps(flat, sort_keys=True)
+    return json.dumps(tree, sort_keys=True)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+def cohort_id(cohort: list[Member]) -> str:
+    """A stable name for a cohort's checkpoint directory: its first member's index and a
+    digest of its structure without the resource fields and without the fields added
+    after runs began that hold the value those runs had (``workdir.ADDED_FIELDS``), so
+    that adding a config field leaves a half-trained cohort's checkpoints where its
+    resumption looks."""
+    tree = json.loads(cohort[0].config.to_json())
+    dropped = set(RESOURCE_FIELDS)
+    for field, default in ADDED_FIELDS.items():
+        *path, last = field.split(".")
+        node = tree
+        for part in path:
+            node = node.get(part, {})
+        if last in node and node[last] == default:
+            dropped.add(field)
+    return f"cohort-{cohort[0].index:03d}-{_digest(_structure_json(tree, sorted(dropped)))}"
+
+
+def legacy_cohort_ids(cohort: list[Member], saved: dict | None) -> list[str]:
+    """The names a cohort's directory had before ``cohort_id`` left out the added fields
+    (a digest of the whole structure): under ``saved``, the config its first member
+    saved when the cohort began, then under the config now."""
+    trees = ([saved] if saved else []) + [json.loads(cohort[0].config.to_json())]
+    return [f"cohort-{cohort[0].index:03d}-{_digest(_structure_json(tree))}"
+            for tree in trees]
 
 
 def cohorts(members: list[Member], max_members: int = 0) -> list[list[Member]]:
@@ -123,9 +160,3 @@ def cohorts(members: list[Member], max_members: int = 0) -> list[list[Member]]:
         groups.setdefault(structure_key(member.config), []).append(member)
     size = max_members or len(members)
     return [group[i:i + size] for group in groups.values() for i in range(0, len(group), size)]
-
-
-def cohort_id(cohort: list[Member]) -> str:
-    """A stable name for a cohort's checkpoint directory."""
-    digest = hashlib.sha1(structure_key(cohort[0].config).encode()).hexdigest()[:8]
-    return f"cohort-{cohort[0].index:03d}-{digest}"

@@ -208,6 +208,22 @@ class WorkDir:
             self.path.mkdir(parents=True, exist_ok=True)
             write_atomically(saved_path, json.dumps(current, indent=2, sort_keys=True) + "\n")
 
+    def check_log_reaches(self, step: int, log_step: int):
+        """Refuse to resume at checkpoint ``step`` when metrics.jsonl lacks its training
+        log at ``log_step`` (the last one written before that checkpoint): the log then
+        belongs to another attempt (e.g. a restart from step 0 that was killed before it
+        got there), and resuming would join two histories in one record."""
+        if not self.is_writer or log_step <= 0:
+            return
+        if not any(r["step"] == log_step and "train/loss" in r for r in self.read_metrics()):
+            logged = [r["step"] for r in self.read_metrics()]
+            raise RunError(
+                f"{self.metrics_path} ends at step {max(logged, default=0)} but the "
+                f"checkpoint being resumed is at step {step} and its log at step "
+                f"{log_step} is missing: the log is of another attempt. Nothing was "
+                f"changed; move {self.path} away (and, in a sweep, its cohort's "
+                "checkpoints) to train it again.")
+
     def resume_at(self, step: int) -> list[dict]:
         """Drop what was logged after the checkpoint being resumed (it will be logged
         again), rebuild TensorBoard from what is kept, and return the kept records."""

@@ -8,7 +8,7 @@ import pytest
 from attention_research import sweeps
 from attention_research.config_checks import ConfigError
 from attention_research.training.loop import train, train_cohort
-from attention_research.training.sweep import run_sweep
+from attention_research.training.sweep import cohort_checkpoints, run_sweep
 from tests.conftest import tiny_config
 
 
@@ -41,6 +41,31 @@ def test_members_group_into_cohorts_by_structure(tmp_path):
     split = sweeps.cohorts(members, max_members=3)
     assert [len(g) for g in split] == [3, 1, 3, 1]
     assert len({sweeps.cohort_id(g) for g in split}) == 4
+
+
+def test_a_cohort_keeps_its_checkpoints_when_a_config_field_is_added(tmp_path):
+    """A field added with the value older runs had (workdir.ADDED_FIELDS), or a resource
+    field, leaves a cohort's name as it was; a cohort begun under the older naming (a
+    digest of the whole structure, read from its first member's saved config) is found."""
+    members = sweeps.expand(tiny_config(), sweeps.axis("config.seed", [0, 1]), tmp_path)
+    before = sweeps.cohort_id(members)
+    for field, value in (("train.curve_eval_every", 0), ("task.eval_batch_size", 7)):
+        config = tiny_config()
+        section, name = field.split(".")
+        config[section][name] = value
+        assert sweeps.cohort_id(sweeps.expand(config, [{}], tmp_path)) == before
+    config = tiny_config()
+    config.train.curve_eval_every = config.train.steps_per_call
+    assert sweeps.cohort_id(sweeps.expand(config, [{}], tmp_path)) != before
+    assert cohort_checkpoints(tmp_path, members) == tmp_path / "cohorts" / before / "checkpoints"
+    saved = json.loads(members[0].config.to_json())
+    del saved["train"]["curve_eval_every"]  # a config written before the field existed
+    members[0].workdir.mkdir(parents=True)
+    (members[0].workdir / "config.json").write_text(json.dumps(saved))
+    (legacy,) = [name for name in sweeps.legacy_cohort_ids(members, saved)
+                 if name != sweeps.legacy_cohort_ids(members, None)[0]]
+    (tmp_path / "cohorts" / legacy / "checkpoints").mkdir(parents=True)
+    assert cohort_checkpoints(tmp_path, members) == tmp_path / "cohorts" / legacy / "checkpoints"
 
 
 def test_bad_sweeps_are_refused_with_the_member_named(tmp_path):
@@ -121,6 +146,30 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
     assert len(rows) == 5 and rows[0].startswith("member,setting,seed")
     for plot in ("seq_acc_by_length.png", "learning_curves.png"):
         assert (tmp_path / "plots" / plot).stat().st_size > 10_000
+
+
+def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
+    """With a curve grid, the table adds the seen-length accuracy at a third of the run
+    (the short budget of compare_attention: step 500 of 1,500), and the separation
+    table tests it: here it separates the two settings the final accuracy does not."""
+    from attention_research import reports
+    config = tiny_config()
+    config.train.num_steps, config.train.curve_eval_every = 1500, 50
+    assert reports.early_budget(config) == 500
+    config.train.curve_eval_every = 0
+    assert reports.early_budget(config) is None
+    rows = [{"setting": setting, "task": "copy", "seed": seed, "status": "finished",
+             "steps": 1500, "step_to_0.99": None, "seq_acc/len1-4": 1.0,
+             "seq_acc/len5-6": 0.1, "seq_acc/len1-4@step500": early + 0.01 * seed}
+            for setting, early in (("score-fast", 0.9), ("score-slow", 0.5))
+            for seed in range(5)]
+    table = reports.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50)
+    assert "| seq acc 1-4 at step 500 |" in table.splitlines()[2]
+    assert "| score-fast | 5 | 0.920 ± 0.020 |" in table
+    assert ("| copy | seq acc 1-4 at step 500 | **score-fast** (separated from "
+            "score-slow; p < 0.001) |") in table
+    assert "| copy | seq acc 1-4 | none: the best mean, score-fast (1.000), is not " in table
+    assert "area under" not in table.split("separates")[1]  # no member has the metric
 
 
 def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(tmp_path):

@@ -101,6 +101,24 @@ def test_resume_refuses_a_different_config(finished_run, tmp_path):
     assert (workdir / "metrics.jsonl").read_text() == before
 
 
+def test_resume_refuses_a_log_that_stops_before_the_checkpoint(finished_run, tmp_path):
+    """A log cut short before the checkpoint it would resume from (another attempt began
+    at step 0 and was killed at step 5) is not joined to that checkpoint's history."""
+    from attention_research.errors import RunError
+    from tests.conftest import tiny_config
+    workdir = tmp_path / "run"
+    shutil.copytree(finished_run[0], workdir)
+    shutil.rmtree(workdir / "checkpoints" / "20")  # resumes at 10
+    (workdir / "summary.json").unlink()
+    cut = "".join(line + "\n" for line in (workdir / "metrics.jsonl").read_text().splitlines()
+                  if json.loads(line)["step"] <= 5)
+    (workdir / "metrics.jsonl").write_text(cut)
+    with pytest.raises(RunError, match=r"ends at step 5 but the checkpoint being resumed "
+                                       r"is at step 10.*Nothing was changed"):
+        train(tiny_config(), workdir, progress=False)
+    assert (workdir / "metrics.jsonl").read_text() == cut
+
+
 # When a restore fails, orbax raises on the first failed read while its sibling
 # reads finish after orbax's event loop has closed; Python reports those as
 # unraisable. That is orbax's noise on the failure path, not ours.

@@ -110,6 +110,9 @@ class Cohort:
         else:
             state, step = checkpoints.restore_latest(template)
         self.last_checkpoint = step or None
+        log_step = step if step == train.num_steps else step // train.log_every * train.log_every
+        for workdir in self.workdirs:  # every member before any log is cut
+            workdir.check_log_reaches(step, log_step)
         kept = [workdir.resume_at(step) for workdir in self.workdirs]
         for records, monitor in zip(kept, self.monitors):
             for record in records:  # warn as an unbroken run would

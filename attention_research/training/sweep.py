@@ -31,6 +31,21 @@ from attention_research.training.loop import train_cohort
 from attention_research.workdir import ConfigMismatchError, WorkDir, read_json
 
 
+def cohort_checkpoints(workdir: Path, cohort: list[sweeps.Member]) -> Path:
+    """Where a cohort keeps its checkpoints: ``cohorts/<cohort_id>/checkpoints``, or the
+    directory it began in under the older naming (``sweeps.legacy_cohort_ids``), so that
+    a cohort half-trained before a config field was added resumes instead of restarting."""
+    root = workdir / "cohorts"
+    current = root / sweeps.cohort_id(cohort)
+    if not current.exists():
+        saved_path = cohort[0].workdir / "config.json"
+        saved = read_json(saved_path) if saved_path.exists() else None
+        for name in sweeps.legacy_cohort_ids(cohort, saved):
+            if (root / name / "checkpoints").exists():
+                return root / name / "checkpoints"
+    return current / "checkpoints"
+
+
 def _finished(member: sweeps.Member):
     """The member's summary if it completed its steps or failed (non-finite: a rerun
     would fail the same way), else None."""
@@ -128,7 +143,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
                   + ", ".join(m.name for m in cohort))
         results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
-                               workdir / "cohorts" / sweeps.cohort_id(cohort) / "checkpoints",
+                               cohort_checkpoints(workdir, cohort),
                                start_time=time.time(), progress=progress, hooks=hooks)
         summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
