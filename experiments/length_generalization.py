@@ -68,10 +68,11 @@ def _setting(model: dict, task: str) -> str:
 
 def findings(results):
     """The Transformer's collapse far beyond training, against Dehghani et al.; ALiBi
-    against sinusoidal positions beyond training, against Press et al."""
+    against sinusoidal positions beyond training, against Press et al.; relative
+    positions on unseen lengths, against Shaw et al."""
     from attention_research import findings as f
     rows = f.report_rows(results)
-    return [_dehghani(f, rows, results), _press(f, rows, results)]
+    return [_dehghani(f, rows, results), _press(f, rows, results), _shaw(f, rows, results)]
 
 
 def _transformer(positions: str) -> dict:
@@ -159,3 +160,40 @@ def _press(f, rows, results):
         "reproduced: ALiBi's mean above sinusoidal's on lengths 21-80 on both tasks, "
         "Welch's t at 5%; not reproduced: not above on a task; else inconclusive",
         _plot(results, "seq_acc_by_length_reverse.png", "positions-alibi"))
+
+
+def _shaw(f, rows, results):
+    """Relative positions on lengths 21-80 against their own accuracy on 1-20: Shaw et
+    al. give no number, so the verdict asks whether the accuracy carries over at all
+    (half of the seen lengths'), and Welch's t against sinusoidal says whether it helps."""
+    from attention_research import stats
+    from attention_research.reports import interval_cell as cell
+    key, title = "relative-positions-generalise", "Relative positions generalise to unseen lengths"
+    paper = ("Shaw, Uszkoreit & Vaswani 2018, §3.2 (no number): clipping relative "
+             "distances to ±k lets the model generalise to sequence lengths not seen in "
+             "training")
+    relative, sinusoidal = _transformer("relative"), _transformer("sinusoidal")
+    waiting = _missing(f, rows, [relative, sinusoidal], key, title, paper)
+    if waiting:
+        return waiting
+    parts, outcomes = [], []
+    for task in TASKS:
+        seen = f.column(rows, "seq_acc/len1-20", setting=_setting(relative, task))
+        longer = f.column(rows, "seq_acc/len21-80", setting=_setting(relative, task))
+        other = f.column(rows, "seq_acc/len21-80", setting=_setting(sinusoidal, task))
+        interval, half = stats.t_interval(longer), stats.finite(seen).mean() / 2
+        outcomes.append("kept" if interval.low >= half
+                        else "lost" if interval.high < half else "unclear")
+        _, test = f.separated(longer, other)
+        parts.append(f"{task}: 1-20 {cell(seen)}, 21-80 {cell(longer)} (sinusoidal "
+                     f"{cell(other)}, {test})")
+    verdict = ("reproduced" if all(o == "kept" for o in outcomes)
+               else "not reproduced" if "lost" in outcomes else "inconclusive")
+    return f.Finding(
+        key, title, paper,
+        "seq2seq Transformer (2 layers, 4 heads), relative representations in every "
+        "self-attention (k = 16, no absolute positions), trained on 1-20: " + "; ".join(parts),
+        verdict,
+        "reproduced: on both tasks the 95% interval on lengths 21-80 lies at or above half "
+        "the mean on 1-20; not reproduced: below it on a task; else inconclusive",
+        _plot(results, "seq_acc_by_length_reverse.png", "positions-relative"))

@@ -81,37 +81,44 @@ def test_hard_vs_soft_verdicts_follow_the_numbers(tmp_path, auc, log_snr, expect
 
 # --- length_generalization ---------------------------------------------------------
 
-def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None):
-    """Every Transformer scores ``transformer_accuracy`` on 81-200 and 21-80, but ALiBi
-    scores ``alibi_accuracy`` on 21-80; the RNNs 0.5."""
+def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None,
+                   relative_accuracy=None):
+    """Every Transformer scores 0.99 on 1-20 and ``transformer_accuracy`` on 81-200 and
+    21-80, but ALiBi scores ``alibi_accuracy`` and relative positions
+    ``relative_accuracy`` (if given) on 21-80; the RNNs 0.5."""
     lg = EXPERIMENTS["length_generalization"]
     rows = []
     for model in lg.MODELS:
         for task in lg.TASKS:
-            is_transformer = "config.model.positions" in model
-            accuracy = transformer_accuracy if is_transformer else 0.5
-            near = alibi_accuracy if model.get("config.model.positions") == "alibi" else accuracy
+            positions = model.get("config.model.positions")
+            accuracy = transformer_accuracy if positions else 0.5
+            near = {"alibi": alibi_accuracy, "relative": relative_accuracy}.get(positions)
+            near = accuracy if near is None else near
             for seed in seeds if seeds is not None else lg.SEEDS:
                 rows.append({"setting": lg._setting(model, task), "seed": seed,
-                             "status": "finished",
+                             "status": "finished", "seq_acc/len1-20": _around(0.97, seed),
                              "seq_acc/len21-80": max(0.0, _around(near, seed)),
                              "seq_acc/len81-200": max(0.0, _around(accuracy, seed))})
     _write_report(results, rows)
 
 
-@pytest.mark.parametrize("accuracy, alibi, expected, press", [
-    (0.03, 0.5, "reproduced", "reproduced"),
-    (0.5, 0.5, "not reproduced", "not reproduced"),  # ALiBi no better than sinusoidal
-    (0.03, 0.03 + 1e-3, "reproduced", "inconclusive"),  # higher, but no test separates
+@pytest.mark.parametrize("accuracy, alibi, relative, expected, press, shaw", [
+    (0.03, 0.5, 0.8, "reproduced", "reproduced", "reproduced"),
+    # ALiBi no better than sinusoidal; relative positions lose what they learned
+    (0.5, 0.5, 0.03, "not reproduced", "not reproduced", "not reproduced"),
+    # higher, but no test separates; relative at half its seen accuracy
+    (0.03, 0.03 + 1e-3, 0.485, "reproduced", "inconclusive", "inconclusive"),
 ])
-def test_length_generalization_verdict(tmp_path, accuracy, alibi, expected, press):
+def test_length_generalization_verdict(tmp_path, accuracy, alibi, relative, expected, press,
+                                       shaw):
     lg = EXPERIMENTS["length_generalization"]
-    _length_record(tmp_path / "partial", accuracy, alibi, seeds=[0, 1])
-    assert _verdicts(lg, tmp_path / "partial") == {
-        "transformer-fails-far-beyond-training": "pending", "alibi-extrapolates": "pending"}
-    _length_record(tmp_path / "full", accuracy, alibi)
-    assert _verdicts(lg, tmp_path / "full") == {
-        "transformer-fails-far-beyond-training": expected, "alibi-extrapolates": press}
+    keys = ("transformer-fails-far-beyond-training", "alibi-extrapolates",
+            "relative-positions-generalise")
+    _length_record(tmp_path / "partial", accuracy, alibi, seeds=[0, 1],
+                   relative_accuracy=relative)
+    assert _verdicts(lg, tmp_path / "partial") == dict.fromkeys(keys, "pending")
+    _length_record(tmp_path / "full", accuracy, alibi, relative_accuracy=relative)
+    assert _verdicts(lg, tmp_path / "full") == dict(zip(keys, (expected, press, shaw)))
 
 
 def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp_path):
