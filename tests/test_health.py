@@ -68,6 +68,20 @@ def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, t
     again = run_sweep(tiny(), sweep, tmp_path, progress=False)
     assert [s["status"] for s in again] == ["failed", "finished"]
     assert again[1]["wall_time_s"] == healthy["wall_time_s"]
+    # Interrupted after its checkpoint at step 10, such a cohort resumes: the member that
+    # failed at step 3 (and has logged nothing since) is not held to the log check.
+    class Stop(Exception):
+        pass
+
+    def stop_at_15(step):
+        if step == 15:
+            raise Stop
+
+    with pytest.raises(Stop):
+        run_sweep(tiny(), sweep, tmp_path / "interrupted", progress=False, hooks=[stop_at_15])
+    resumed = run_sweep(tiny(), sweep, tmp_path / "interrupted", progress=False)
+    assert [s["status"] for s in resumed] == ["failed", "finished"]
+    assert resumed[1]["members"][0]["final"] == healthy["members"][0]["final"]
 
 
 def test_save_refuses_a_non_finite_state_and_keeps_every_checkpoint(tmp_path):

@@ -111,8 +111,12 @@ class Cohort:
             state, step = checkpoints.restore_latest(template)
         self.last_checkpoint = step or None
         log_step = step if step == train.num_steps else step // train.log_every * train.log_every
-        for workdir in self.workdirs:  # every member before any log is cut
-            workdir.check_log_reaches(step, log_step)
+        # Every member before any log is cut; a member that failed before the checkpoint
+        # stopped logging when it failed, so only the healthy ones must reach it.
+        failed_steps = np.asarray(fetch(state.failed_step)).reshape(-1)
+        for workdir, failed_step in zip(self.workdirs, failed_steps):
+            if not failed_step:
+                workdir.check_log_reaches(step, log_step)
         kept = [workdir.resume_at(step) for workdir in self.workdirs]
         for records, monitor in zip(kept, self.monitors):
             for record in records:  # warn as an unbroken run would
