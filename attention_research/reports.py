@@ -40,8 +40,9 @@ def summary_ranges(summaries) -> list[str]:
 
 def early_budget(config) -> int | None:
     """The step of the short budget a report reads beside the final accuracy: a third of
-    the run, on the grid of ``train.curve_eval_every`` (None when it is off). Formulations
-    that all end at the ceiling are still apart there (Issue 12: e.g. 500 of 1,500)."""
+    the run, on the grid of ``train.curve_eval_every`` (None when it is off): 500 of
+    compare_attention's 1,500 steps, where formulations that all end at the ceiling can
+    still be apart."""
     every = config.train.get("curve_eval_every", 0)
     return (config.train.num_steps // 3) // every * every if every else None
 
