@@ -3,8 +3,11 @@
 Every experiment file that tests a paper's claim defines ``findings(results)``, which
 reads its record (``experiments/results/NAME/``, a Path) and returns ``Finding``s: the
 paper and its number, ours with its 95% interval, and a verdict its own code decides
-(reproduced / not reproduced / inconclusive; pending while nothing is recorded). This
-module collects them into one page, so no number on it is typed by hand:
+(reproduced / not reproduced / inconclusive; pending while nothing is recorded). A
+claim the README makes that no paper makes (e.g. "general fits slower than dot") is an
+*observation*: a Finding with ``paper=None``, decided the same way by a named test, with
+the verdicts holds / does not hold / inconclusive / pending. This module collects both
+into one page, so no number on it is typed by hand:
 
     python -m attention_research.findings            # rebuild experiments/FINDINGS.md
     python -m attention_research.findings --redraw   # first redraw every recorded report
@@ -28,6 +31,7 @@ from attention_research.workdir import write_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
+OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
 COMMAND = "python -m attention_research.findings"
 
 
@@ -35,18 +39,27 @@ COMMAND = "python -m attention_research.findings"
 class Finding:
     key: str  # a short anchor, e.g. "score-std-grows-as-root-d": README links point here
     title: str
-    paper: str  # who claims what, with the paper's own number
+    paper: str | None  # who claims what, with the paper's own number; None: our observation
     ours: str  # our number with its interval, or what is missing
-    verdict: str  # one of VERDICTS
+    verdict: str  # one of VERDICTS (OBSERVATION_VERDICTS for an observation)
     why: str  # the test behind the verdict
     plot: str | None = None  # relative to experiments/
 
     def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict {self.verdict!r}: expected one of {VERDICTS}")
+        allowed = self.verdicts
+        if self.verdict not in allowed:
+            raise ValueError(f"verdict {self.verdict!r}: expected one of {allowed}")
+
+    @property
+    def observation(self) -> bool:
+        return self.paper is None
+
+    @property
+    def verdicts(self) -> tuple[str, ...]:
+        return OBSERVATION_VERDICTS if self.observation else VERDICTS
 
 
-def pending(key: str, title: str, paper: str, what: str) -> Finding:
+def pending(key: str, title: str, paper: str | None, what: str) -> Finding:
     """A finding whose experiment has no committed result yet."""
     return Finding(key, title, paper, f"no committed result yet ({what})", "pending",
                    "nothing to test until the sweep is recorded")
@@ -135,6 +148,24 @@ def separated(a, b, higher: bool = True) -> tuple[bool, str]:
     return test.p < stats.LEVEL and direction, f"Welch t = {test.t:.2f}, p = {test.p:.2g}"
 
 
+def separated_holm(comparisons) -> list[tuple[bool, str]]:
+    """``separated`` for several comparisons at once, Holm-corrected over them:
+    ``comparisons`` is a list of (a, b, higher); each answer says whether a's mean is
+    on the ``higher`` side of b's with a Holm-adjusted Welch p below 5%."""
+    tests = [stats.welch(a, b) for a, b, _ in comparisons]
+    testable = [i for i, test in enumerate(tests) if test is not None]
+    adjusted = dict(zip(testable, stats.holm([tests[i].p for i in testable])))
+    answers = []
+    for i, (a, b, higher) in enumerate(comparisons):
+        if tests[i] is None:
+            answers.append((False, "under 2 seeds on a side: no test"))
+            continue
+        direction = (stats.finite(a).mean() > stats.finite(b).mean()) == higher
+        answers.append((adjusted[i] < stats.LEVEL and direction,
+                        f"Welch t = {tests[i].t:.2f}, Holm p = {adjusted[i]:.2g}"))
+    return answers
+
+
 def experiment_modules():
     """(name, module) of every experiments/*.py that defines ``findings``, by name."""
     found = []
@@ -152,24 +183,39 @@ def collect() -> list[tuple[str, Finding]]:
             for finding in module.findings(ROOT / "experiments" / "results" / name)]
 
 
-def page(found) -> str:
-    summary = markdown_table(
-        ["finding", "paper", "ours", "verdict"],
-        [[f"[{f.title}](#{f.key})", f.paper, f.ours, f"**{f.verdict}**"] for _, f in found])
-    counts = ", ".join(f"{sum(f.verdict == v for _, f in found)} {v}" for v in VERDICTS)
-    sections = []
-    for name, f in found:
-        plot = f"\n\n![{f.title}]({f.plot})" if f.plot else ""
-        sections.append(
-            f'<a id="{f.key}"></a>\n### {f.title}\n\n- **Paper:** {f.paper}\n'
+def _section(name: str, f: Finding) -> str:
+    plot = f"\n\n![{f.title}]({f.plot})" if f.plot else ""
+    claim = ("- **Claim:** ours alone (no paper states it)" if f.observation
+             else f"- **Paper:** {f.paper}")
+    return (f'<a id="{f.key}"></a>\n### {f.title}\n\n{claim}\n'
             f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n"
             f"- **Experiment:** [`experiments/{name}.py`]({name}.py), record in "
             f"[`results/{name}/`](results/{name}/){plot}")
-    return (f"# Findings\n\nGenerated by `{COMMAND}` from the committed files under "
+
+
+def page(found) -> str:
+    claims = [(name, f) for name, f in found if not f.observation]
+    observed = [(name, f) for name, f in found if f.observation]
+    summary = markdown_table(
+        ["finding", "paper", "ours", "verdict"],
+        [[f"[{f.title}](#{f.key})", f.paper, f.ours, f"**{f.verdict}**"] for _, f in claims])
+    counts = ", ".join(f"{sum(f.verdict == v for _, f in claims)} {v}" for v in VERDICTS)
+    text = (f"# Findings\n\nGenerated by `{COMMAND}` from the committed files under "
             "`experiments/results/` alone; do not edit by hand. Each row: the paper's claim "
             "and number, ours with its 95% interval over seeds, and the verdict the "
             f"experiment's `findings()` reaches by the test it names. {counts}.\n\n"
-            + summary + "\n\n" + "\n\n".join(sections) + "\n")
+            + summary + "\n\n" + "\n\n".join(_section(n, f) for n, f in claims) + "\n")
+    if observed:
+        table = markdown_table(["observation", "ours", "verdict"],
+                               [[f"[{f.title}](#{f.key})", f.ours, f"**{f.verdict}**"]
+                                for _, f in observed])
+        tally = ", ".join(f"{sum(f.verdict == v for _, f in observed)} {v}"
+                          for v in OBSERVATION_VERDICTS)
+        text += ("\n## Observations\n\nClaims the README makes that no paper states, "
+                 "each decided from the committed results by the test it names, as the "
+                 f"papers' claims above are. {tally}.\n\n" + table + "\n\n"
+                 + "\n\n".join(_section(n, f) for n, f in observed) + "\n")
+    return text
 
 
 def main(argv=None):

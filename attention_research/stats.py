@@ -94,6 +94,21 @@ def welch(a, b) -> Test | None:
     return Test(float(t), float(dof), float(2 * _scipy.t.sf(abs(t), dof)))
 
 
+def difference_interval(a, b, level: float = LEVEL) -> Interval | None:
+    """mean(a) − mean(b) with its two-sided (1 − level) Welch interval (the t quantile at
+    Welch's degrees of freedom), as scipy's ``ttest_ind(a, b, equal_var=False)
+    .confidence_interval``; None with fewer than 2 values on a side. For a claim of *no
+    worse than*: a non-inferiority test reads the interval's low end against a margin."""
+    x, y = finite(a), finite(b)
+    test = welch(x, y)
+    if test is None:
+        return None
+    difference = float(x.mean() - y.mean())
+    spread = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
+    half = float(_scipy.t.ppf(1 - level / 2, test.dof) * spread) if spread else 0.0
+    return Interval(len(x) + len(y), difference, difference - half, difference + half)
+
+
 def holm(p_values) -> list[float]:
     """Holm-adjusted p-values, in the order given: the k-th smallest is multiplied by
     (m − k + 1), made non-decreasing, capped at 1. Reject where adjusted p < LEVEL."""

@@ -21,3 +21,59 @@ def get_sweep():
     return sweeps.product(sweeps.axis("config.model.attention.score",
                                       ["scaled_dot", "additive", "dot"]),
                           sweeps.axis("config.seed", [0, 1, 2, 3, 4]))
+
+
+def findings(results):
+    """The README's claims about the Transformer's scores on reverse, as observations
+    (no paper states them): additive's larger area under the learning curve and its
+    cost, and unscaled dot behind scaled_dot."""
+    import json
+
+    from attention_research import findings as f
+    from attention_research import stats
+    rows = f.report_rows(results)
+    names = ("scaled_dot", "additive", "dot")
+    settings = [f"score-{n}" for n in names]
+    keys = [("transformer-additive-fits-faster-at-a-cost",
+             "In the Transformer, additive fits faster than scaled_dot, at several times the time"),
+            ("transformer-unscaled-dot-trails", "In the Transformer, unscaled dot trails scaled_dot")]
+    complete = f.finished_members(rows, settings, 5)
+    if complete < 15:
+        return [f.pending(k, t, None, f"{complete} of 15 members") for k, t in keys]
+    auc = {n: f.column(rows, "auc_seq_acc/len1-25", setting=f"score-{n}") for n in names}
+    final = {n: f.column(rows, "seq_acc/len1-25", setting=f"score-{n}") for n in names}
+    # Each cohort's wall time (every member of a cohort reports its cohort's).
+    seconds = {n: max(json.loads(p.read_text())["wall_time_s"]
+                      for p in f.member_files(results, f"score-{n}", "summary.json"))
+               for n in ("scaled_dot", "additive")}
+    ratio = seconds["additive"] / seconds["scaled_dot"]
+    (faster, faster_test), (trails, trails_test) = f.separated_holm(
+        [(auc["additive"], auc["scaled_dot"], True), (final["dot"], final["scaled_dot"], False)])
+    cell = lambda values: stats.t_interval(values).cell()  # noqa: E731
+    plot = "results/transformer_scores/plots/learning_curves.png"
+    return [
+        f.Finding(
+            *keys[0], None,
+            f"area under seq acc 1-25: additive {cell(auc['additive'])} against scaled_dot "
+            f"{cell(auc['scaled_dot'])} ({faster_test}); final {cell(final['additive'])} "
+            f"and {cell(final['scaled_dot'])}; the 5-seed cohort took {seconds['additive']:,.0f} s "
+            f"against {seconds['scaled_dot']:,.0f} s (×{ratio:.1f}; one cohort each, on one "
+            "core of this project's 2-core CPU while the other trained: no interval)",
+            "holds" if faster and ratio > 2 else
+            "does not hold" if stats.finite(auc["additive"]).mean()
+            <= stats.finite(auc["scaled_dot"]).mean() else "inconclusive",
+            "additive's area above scaled_dot's by Welch's t (Holm over this page's 2 tests) "
+            "and its cohort more than twice as long: holds; its mean area not above: does "
+            "not hold; else inconclusive", plot),
+        f.Finding(
+            *keys[1], None,
+            f"seq acc 1-25 at step 1500: dot {cell(final['dot'])} against scaled_dot "
+            f"{cell(final['scaled_dot'])} ({trails_test}); seeds reaching 0.99: dot "
+            f"{sum(v is not None for v in f.column(rows, 'step_to_0.99', setting='score-dot'))} "
+            "of 5",
+            "holds" if trails else "does not hold" if stats.finite(final["dot"]).mean()
+            >= stats.finite(final["scaled_dot"]).mean() else "inconclusive",
+            "dot below scaled_dot by Welch's t (Holm over 2): holds; its mean not below: "
+            "does not hold; else inconclusive. That the cause is the unscaled scores' "
+            "spread is tested in score_scaling, not here", plot),
+    ]

@@ -47,6 +47,17 @@ def test_welch_degenerate_cases():
     assert stats.welch([1.0, 1.0], [0.5, 0.5]).p == 0.0
 
 
+def test_difference_interval_is_scipys_welch_interval():
+    a, b = [1.0, 2.0, 3.5], [0.0, 0.4, 1.1, 0.2]
+    expected = scipy_stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    got = stats.difference_interval(a, b)
+    assert got.mean == pytest.approx(sum(a) / 3 - sum(b) / 4)
+    assert (got.low, got.high) == pytest.approx((expected.low, expected.high))
+    assert stats.difference_interval([1.0], b) is None
+    same = stats.difference_interval([0.5, 0.5], [0.25, 0.25])
+    assert (same.low, same.mean, same.high) == (0.25, 0.25, 0.25)
+
+
 def test_holm_adjusts_step_down():
     # sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 -> kept at 0.06
     assert stats.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
