@@ -98,7 +98,8 @@ def findings(results):
     complete = f.finished_members(rows, settings, 5)
     if complete < len(settings) * 5:
         what = f"{complete} of {len(settings) * 5} members of the formulations read here"
-        return [f.pending(key, title, paper, what) for key, title, paper in _CLAIMS]
+        return [f.pending(key, title, paper, what)
+                for key, (title, paper) in _CLAIMS.items()]
     get = _Reader(f, rows)
     return [check(f, get) for check in (
         _coverage, _sparse, _pointer_copies, _local_m, _monotonic, _dot_fits_fastest,
@@ -120,40 +121,40 @@ class _Reader:
         return stats.t_interval(self(name, task, metric)).cell()
 
 
-_CLAIMS = [  # key, title, paper (None: our observation), in the order findings() returns
-    ("coverage-loss-from-the-start", "The coverage loss from the first step hurts training",
+_CLAIMS = {  # key: (title, paper; None: our observation)
+    "coverage-loss-from-the-start": ("The coverage loss from the first step hurts training",
      "See, Liu & Manning 2017, §7: training with the coverage loss from the first "
      "iteration, rather than as a last phase, 'interfered with the main objective, "
      "reducing overall performance' (no number; they add it for a last 3,000 iterations, "
      "λ = 1)"),
-    ("sparse-attention-matches-softmax", "Sparse attention weights cost no accuracy",
+    "sparse-attention-matches-softmax": ("Sparse attention weights cost no accuracy",
      "Martins & Astudillo 2016 (abstract, SNLI): sparsemax attention performs similarly to "
      "softmax with a more compact focus; Peters, Niculae & Martins 2019: entmax "
      "attention is sparse at no loss (no number quoted here)"),
-    ("pointer-generator-prefers-copying", "The pointer-generator mostly copies",
+    "pointer-generator-prefers-copying": ("The pointer-generator mostly copies",
      "See, Liu & Manning 2017, §7.2: at test time p_gen averages 0.17, so the model "
      "copies far more often than it generates"),
-    ("local-m-needs-monotonic-alignment", "Local-m needs a monotonic alignment",
+    "local-m-needs-monotonic-alignment": ("Local-m needs a monotonic alignment",
      "Luong, Pham & Manning 2015, §3.2: local-m sets p_t = t, 'assuming that source and "
      "target sequences are roughly monotonically aligned' (no number)"),
-    ("monotonic-attention-cannot-read-back", "Monotonic attention cannot read back",
+    "monotonic-attention-cannot-read-back": ("Monotonic attention cannot read back",
      "Raffel et al. 2017, §1–2: hard monotonic attention is for problems whose "
      "input-output alignment is monotonic; it never reads a position twice or goes back "
      "(no number for other tasks)"),
-    ("dot-fits-fastest", "dot fits faster than general, cosine and additive", None),
-    ("scaled-dot-blurs-in-the-rnn", "One-head scaled_dot fails in the RNN", None),
-    ("location-fails-unseen-lengths-and-sort",
-     "location scores nothing on unseen lengths, and sorts no better than none", None),
-    ("local-p-fails-sort", "local_p fails on sort", None),
-    ("pointer-generator-limits", "Copying neither extrapolates nor sorts", None),
-    ("location-aware-sorts-best", "location_aware has the highest RNN mean on sort", None),
-    ("cosine-keeps-most-beyond-training",
-     "cosine keeps the most of the content scores on unseen lengths", None),
-]
+    "dot-fits-fastest": ("dot fits faster than general, cosine and additive", None),
+    "scaled-dot-blurs-in-the-rnn": ("One-head scaled_dot fails in the RNN", None),
+    "location-fails-unseen-lengths-and-sort": (
+        "location scores nothing on unseen lengths, and sorts no better than none", None),
+    "local-p-fails-sort": ("local_p fails on sort", None),
+    "pointer-generator-limits": ("Copying neither extrapolates nor sorts", None),
+    "location-aware-sorts-best": ("location_aware has the highest RNN mean on sort", None),
+    "cosine-keeps-most-beyond-training": (
+        "cosine keeps the most of the content scores on unseen lengths", None),
+}
 
 
-def _finding(f, index, ours, verdict, why, plot=None):
-    key, title, paper = _CLAIMS[index]
+def _finding(f, key, ours, verdict, why, plot=None):
+    title, paper = _CLAIMS[key]
     return f.Finding(key, title, paper, ours, verdict, why, plot)
 
 
@@ -167,7 +168,7 @@ def _coverage(f, get):
         for i, t in enumerate(TASKS)) + " (seq acc 1–25 at step 1500)"
     verdict = ("reproduced" if all(below) and any(s for s, _ in tests)
                else "not reproduced" if not any(below) else "inconclusive")
-    return _finding(f, 0, ours, verdict,
+    return _finding(f, "coverage-loss-from-the-start", ours, verdict,
                     "coverage's mean below additive's on every task, and below it by Welch's "
                     "t (Holm over the 3 tasks) on at least one: reproduced; below on none: "
                     "not reproduced; else inconclusive", PLOT.format(task="sort"))
@@ -187,7 +188,8 @@ def _sparse(f, get):
                          f"[{d.low:+.3f}, {d.high:+.3f}], weights exactly 0: {zeros.cell()}")
     verdict = ("not reproduced" if any(worse) else "inconclusive" if any(unsure)
                else "reproduced")
-    return _finding(f, 1, "; ".join(parts) + " (seq acc 1–25, additive score)", verdict,
+    return _finding(f, "sparse-attention-matches-softmax",
+                    "; ".join(parts) + " (seq acc 1–25, additive score)", verdict,
                     "non-inferiority: on every task the 95% Welch interval of (sparse − "
                     f"softmax) lies above −{MARGIN} and most weights are exactly 0: "
                     "reproduced; an interval wholly below 0, or half the weights or fewer "
@@ -205,7 +207,8 @@ def _pointer_copies(f, get):
     high = [r.high if r.high is not None else r.mean for r in rates.values()]
     verdict = ("reproduced" if min(low) > 0.5 else "not reproduced" if max(high) < 0.5
                else "inconclusive")
-    return _finding(f, 2, ours, verdict, "every task's 95% interval of the copy share "
+    return _finding(f, "pointer-generator-prefers-copying", ours, verdict,
+                    "every task's 95% interval of the copy share "
                     "1 − p_gen above 0.5 (copying preferred): reproduced; every one below: "
                     "not reproduced; else inconclusive")
 
@@ -222,7 +225,7 @@ def _local_m(f, get):
     fine = monotone.low >= -MARGIN
     verdict = ("reproduced" if fine and all(s for s, _ in tests)
                else "not reproduced" if not any(s for s, _ in tests) else "inconclusive")
-    return _finding(f, 3, ours, verdict,
+    return _finding(f, "local-m-needs-monotonic-alignment", ours, verdict,
                     f"on copy the interval of (local_m − global) above −{MARGIN}, and on "
                     "reverse and sort local_m below global by Welch's t (Holm over 2): "
                     "reproduced; below on neither: not reproduced; else inconclusive",
@@ -243,7 +246,7 @@ def _monotonic(f, get):
             f"additive: {'yes' if copy_test[0][0] else 'not separated'} ({copy_test[0][1]})")
     verdict = ("reproduced" if all(s for s, _ in tests)
                else "not reproduced" if not any(s for s, _ in tests[:2]) else "inconclusive")
-    return _finding(f, 4, ours, verdict,
+    return _finding(f, "monotonic-attention-cannot-read-back", ours, verdict,
                     "monotonic below softmax on the non-monotonic tasks (reverse, sort) and "
                     "better on copy than on either, each by Welch's t (Holm over the 4): "
                     "reproduced; not below softmax on either: not reproduced; else "
@@ -255,16 +258,18 @@ def _dot_fits_fastest(f, get):
     pairs = [(o, t) for o in others for t in ("copy", "reverse")]
     tests = f.separated_holm([(get("dot", t, EARLY), get(o, t, EARLY), True)
                               for o, t in pairs])
+    lowest_final = min(stats_mean(get(n, t)) for n in ("dot", *others)
+                       for t in ("copy", "reverse"))
     ours = ("seq acc 1–25 at step 500: dot copy " + get.cell("dot", "copy", EARLY)
             + ", reverse " + get.cell("dot", "reverse", EARLY) + "; " + "; ".join(
                 f"{o} {t} {get.cell(o, t, EARLY)} ({test[1]})"
                 for (o, t), test in zip(pairs, tests))
-            + f". At step 1500 all four ≥ {min(stats_mean(get(n, t)) for n in ('dot', *others) for t in ('copy', 'reverse')):.3f}")
+            + f". At step 1500 all four ≥ {lowest_final:.3f}")
     reversed_ = f.separated_holm([(get("dot", t, EARLY), get(o, t, EARLY), False)
                                   for o, t in pairs])
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if any(s for s, _ in reversed_) else "inconclusive")
-    return _finding(f, 5, ours, verdict,
+    return _finding(f, "dot-fits-fastest", ours, verdict,
                     "dot above each of general, cosine and additive at step 500 on copy and "
                     "reverse by Welch's t (Holm over the 6): holds; one of them above dot by "
                     "the same test: does not hold; else inconclusive")
@@ -282,7 +287,7 @@ def _scaled_dot_in_the_rnn(f, get):
         for i, t in enumerate(("copy", "reverse"))) + " (seq acc 1–25 at step 1500)"
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if not any(s for s, _ in tests) else "inconclusive")
-    return _finding(f, 6, ours, verdict,
+    return _finding(f, "scaled-dot-blurs-in-the-rnn", ours, verdict,
                     "dot above one-head scaled_dot on copy and reverse by Welch's t (Holm "
                     "over 2): holds; on neither: does not hold; else inconclusive. Why "
                     "(tanh-bounded states, so qᵀk/√d stays small and the weights blurred) is "
@@ -299,7 +304,7 @@ def _location(f, get):
     zero = all(max(v) == 0 for v in unseen.values())
     verdict = ("holds" if zero and not sort_test[0]
                else "does not hold" if not zero and sort_test[0] else "inconclusive")
-    return _finding(f, 7, ours, verdict,
+    return _finding(f, "location-fails-unseen-lengths-and-sort", ours, verdict,
                     "every seed 0 on 26–50 of copy and reverse, and on sort location not "
                     "above none by Welch's t (not separated: the claim is 'no better', which "
                     "a non-separation supports but does not prove): holds; neither: does "
@@ -312,7 +317,7 @@ def _local_p_sort(f, get):
             f"additive {get.cell('additive', 'sort')} ({test[1]}); on copy and reverse "
             f"{get.cell('local_p', 'copy')} and {get.cell('local_p', 'reverse')}")
     verdict = "holds" if test[0] else "inconclusive"
-    return _finding(f, 8, ours, verdict,
+    return _finding(f, "local-p-fails-sort", ours, verdict,
                     "local_p below global additive on sort by Welch's t: holds; else "
                     "inconclusive. Why (a wrong p_t hides everything beyond ±D) is a "
                     "hypothesis", PLOT.format(task="sort"))
@@ -331,7 +336,7 @@ def _pointer_limits(f, get):
     far = all(i.high is not None and i.high < 0.5 for i in unseen.values())
     verdict = ("holds" if far and sort_test[0]
                else "does not hold" if not far and not sort_test[0] else "inconclusive")
-    return _finding(f, 9, ours, verdict,
+    return _finding(f, "pointer-generator-limits", ours, verdict,
                     "the pointer-generator's 95% interval on 26–50 below 0.5 on copy and "
                     "reverse, and below additive on sort by Welch's t: holds; neither: does "
                     "not hold; else inconclusive", PLOT.format(task="sort"))
@@ -348,7 +353,7 @@ def _location_aware_sort(f, get):
             f"{len(NAMES) - 1} other RNN formulations): {', '.join(rnn.tied) or 'none'}")
     verdict = ("holds" if rnn.leader == "location_aware" and over_additive[0]
                else "does not hold" if rnn.leader != "location_aware" else "inconclusive")
-    return _finding(f, 10, ours, verdict,
+    return _finding(f, "location-aware-sorts-best", ours, verdict,
                     "location_aware has the highest mean of the RNN formulations on sort "
                     "and is above softmax additive by Welch's t: holds; another RNN "
                     "formulation's mean higher: does not hold; else inconclusive. It is the "
@@ -372,7 +377,7 @@ def _cosine_unseen(f, get):
               for t in ("copy", "reverse"))
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if not top else "inconclusive")
-    return _finding(f, 11, ours, verdict,
+    return _finding(f, "cosine-keeps-most-beyond-training", ours, verdict,
                     "cosine above dot, general and additive on 26–50 of copy and reverse by "
                     "Welch's t (Holm over the 6): holds; another's mean higher on a task: "
                     "does not hold; highest mean without every test: inconclusive",
