@@ -13,17 +13,19 @@ test split is not looked at while tuning. Settings, each adding to the one befor
 (Sennrich & Zhang's steps: label smoothing, tying, word dropout and more dropout,
 a smaller subword vocabulary), and subword sampling (Kudo 2018) as a last step:
 
-* ``baseline``: today's defaults;
+* ``baseline``: the defaults it started from (``Translation.use_first_recipe``);
 * ``smooth_tie``: label smoothing 0.1, source, target and output embeddings tied;
 * ``dropout``: and token dropout 0.1, dropout 0.3;
 * ``vocab1k``: and a 1,000-piece vocabulary;
 * ``sampling``: ``dropout`` with subword sampling, alpha 0.1 over the 64 best.
 
 The best setting's mean validation BLEU (a Welch test against the baseline, 2 seeds:
-a weak test, read the interval) becomes the default of ``task=translation``.
+a weak test, read the interval) becomes the default of ``task=translation``: that was
+``smooth_tie`` (5.86 against the baseline's 5.48, not separated).
 """
 
 from attention_research import sweeps
+from attention_research.tasks.translation.task import Translation
 from configs import base
 
 TRAIN, MODEL, TASK = "config.train", "config.model", "config.task"
@@ -40,7 +42,8 @@ SEEDS = [0, 1]
 
 
 def get_config(arg=None):
-    config = base.get_config("task=translation")
+    # The baseline is the recipe the sweep started from (now no longer the default).
+    config = Translation.use_first_recipe(base.get_config("task=translation"))
     config.name = "translation_recipe"
     config.task.eval_split = "validation"  # tuning never reads the test split
     config.train.num_steps = 8000

@@ -182,3 +182,25 @@ def test_bad_selection_settings_are_refused_with_the_choices():
         config.train.update(**fields)
         with pytest.raises(ConfigError, match=message):
             validate(config)
+
+
+def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path):
+    """task=translation's defaults are translation_recipe's smooth_tie member (the best
+    mean validation BLEU, seed 0), apart from what tuning alone sets: its name and the
+    validation split; the first recipe is what that sweep's baseline trains."""
+    import json
+    from attention_research import sweeps
+    from attention_research.tasks.translation.task import Translation
+    from configs import base
+    from experiments import translation_recipe as recipe
+    members = sweeps.expand(recipe.get_config(), recipe.get_sweep(), tmp_path)
+    name = sweeps.member_name({**recipe.SETTINGS["smooth_tie"], "config.seed": 0})
+    chosen = next(m.config for m in members if m.name == name)
+    default = base.get_config("task=translation")
+    tuned = lambda c: {**json.loads(c.to_json()), "name": "", "task": {
+        **json.loads(c.task.to_json()), "eval_split": ""}}
+    assert tuned(default) == tuned(chosen)
+    baseline = next(m.config for m in members if m.name == "seed-0")
+    first = Translation.use_first_recipe(base.get_config("task=translation"))
+    first.train.update(num_steps=8000, eval_every=500, best_metric="eval/bleu/validation")
+    assert tuned(first) == tuned(baseline)

@@ -67,13 +67,31 @@ class Translation:
         else:
             model.dropout = 0.2
         train.batch_size = 64
-        train.num_steps = 3000  # about 10 epochs of ding_de_en
         train.learning_rate = 2e-3
         train.warmup_steps = 200
         train.steps_per_call = 10
         train.log_every = 50
-        train.eval_every = 1000
         train.checkpoint_every = 1000
+        # The recipe experiments/translation_recipe.py chose on the validation split (its
+        # best mean BLEU; not separated from the first recipe by its 2 seeds):
+        # label smoothing 0.1 and one embedding matrix for source, target and output,
+        # 8000 steps (about 27 epochs), and the test split translated with the
+        # parameters of the best greedy validation BLEU, checked every 500 steps.
+        model.tie_embeddings = "all"
+        train.label_smoothing = 0.1
+        train.num_steps = 8000
+        train.eval_every = 500
+        train.best_metric = "eval/bleu/validation"
+
+    @classmethod
+    def use_first_recipe(cls, config):
+        """The defaults before translation_recipe (3000 steps, the last parameters, no
+        smoothing, no tying): the experiments recorded with them pin them, so that a
+        rerun trains what they report."""
+        config.model.tie_embeddings = "none"
+        config.train.update(label_smoothing=0.0, num_steps=3000, eval_every=1000,
+                            best_metric="")
+        return config
 
     @classmethod
     def shrink(cls, config):

@@ -1,0 +1,50 @@
+"""Every recorded experiment is still what its sweep file builds: a member's committed
+config.json equals the config the experiment now gives that member. A change of a
+default (e.g. the translation recipe) must pin the experiments recorded before it, or a
+rerun would train something else than the table it reports."""
+
+import importlib
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from attention_research import sweeps
+from attention_research.workdir import RESOURCE_FIELDS, WorkDir
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "experiments" / "results"
+RECORDED = sorted(p.parent.name for p in RESULTS.glob("*/members"))
+
+
+def _command(results: Path) -> tuple[str, str | None, set[str]]:
+    """(experiment, its argument, fields set with --config.FIELD=...) of the first
+    launch command in ``results``/commands.txt."""
+    line = next(line for line in (results / "commands.txt").read_text().splitlines()
+                if "launch.py" in line)
+    words = shlex.split(line.split("#")[0])
+    spec = next(w for w in words if w.startswith("--config="))[len("--config="):]
+    match = re.fullmatch(r"experiments/(\w+)\.py(?::(.+))?", spec)
+    assert match, f"{results}/commands.txt: not an experiment: {spec}"
+    overridden = {w[len("--config."):].split("=")[0] for w in words
+                  if w.startswith("--config.")}
+    return match[1], match[2], overridden
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_a_recorded_member_is_what_its_experiment_builds(name, tmp_path):
+    results = RESULTS / name
+    experiment, arg, overridden = _command(results)
+    module = importlib.import_module(f"experiments.{experiment}")
+    config, sweep = (module.get_config(arg), module.get_sweep(arg)) if arg else (
+        module.get_config(), module.get_sweep())
+    members = {m.name: m for m in sweeps.expand(config, sweep, tmp_path)}
+    folders = sorted(p.parent for p in (results / "members").glob("*/config.json"))
+    assert folders
+    for folder in folders:
+        assert folder.name in members, f"{folder} is no member of {experiment} now"
+        changed = [(field, saved, now) for field, saved, now
+                   in WorkDir(folder)._changed_fields(members[folder.name].config)
+                   if field not in RESOURCE_FIELDS and field not in overridden]
+        assert not changed, f"{folder}: {changed}"
