@@ -21,6 +21,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
 
 # The starting value: finite (checkpoints refuse non-finite values), worse than any.
 _WORST = float(np.finfo(np.float32).max)
@@ -45,10 +46,17 @@ class BestParameters:
     def __init__(self, metric: str, patience: int, eval_every: int, params):
         self.metric, self.patience, self.eval_every = metric, patience, eval_every
         self.sign = 1.0 if lower_is_better(metric) else -1.0  # minimise sign * value
-        members = jax.tree_util.tree_leaves(params)[0].shape[0]
+        leaf = jax.tree_util.tree_leaves(params)[0]
+        members = leaf.shape[0]
+        # The [M] value and step go into every checkpoint beside the params: with
+        # several processes they must be global arrays (replicated over the params'
+        # mesh), or orbax refuses to write a host-local array.
+        sharding = leaf.sharding
+        self._place = (lambda x: jax.device_put(x, NamedSharding(sharding.mesh, P()))
+                       ) if isinstance(sharding, NamedSharding) else jnp.asarray
         self.state = {"params": params,
-                      "value": jnp.full((members,), _WORST, jnp.float32),
-                      "step": jnp.zeros((members,), jnp.int32)}
+                      "value": self._place(np.full((members,), _WORST, np.float32)),
+                      "step": self._place(np.zeros((members,), np.int32))}
 
     @property
     def state(self) -> dict:
@@ -72,8 +80,8 @@ class BestParameters:
             return
         self.state = {
             "params": _keep_improved(self.state["params"], params, jnp.asarray(improved)),
-            "value": jnp.asarray(np.where(improved, values, self.values)),
-            "step": jnp.asarray(np.where(improved, step, self.steps).astype(np.int32))}
+            "value": self._place(np.where(improved, values, self.values).astype(np.float32)),
+            "step": self._place(np.where(improved, step, self.steps).astype(np.int32))}
 
     def exhausted(self, step: int, healthy) -> bool:
         """Early stopping: every healthy member ``patience`` evaluations past its best."""
