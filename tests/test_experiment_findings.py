@@ -269,6 +269,46 @@ def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
     assert {_verdicts(lt, tmp_path / "tied")[k] for k in LUONG_KEYS} == {"inconclusive"}
 
 
+# --- translation_recipe: the tuned default against the first -------------------------
+
+def _default_record(results, experiment, bleu, dropped, seeds=(0, 1, 2)):
+    """Members of the additive setting of ``experiment``: test BLEU ``bleu`` (+ a seed
+    spread) and test translations that drop ``dropped`` words from each reference."""
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat ran on under mat rug today now big small red".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 60)]
+    for seed in seeds:
+        directory = results / experiment / "members" / f"score-additive_seed-{seed}"
+        (directory / "translations").mkdir(parents=True)
+        final = {"test/bleu": _around(bleu, seed), "test/chrf": _around(20.0, seed)}
+        (directory / "summary.json").write_text(json.dumps(
+            {"status": "finished", "members": [{"final": final}]}))
+        hypotheses = [" ".join(r.split()[:len(r.split()) - dropped]) for r in references]
+        for kind, lines in (("hypothesis", hypotheses), ("reference", references)):
+            (directory / "translations" / f"test.{kind}.txt").write_text(
+                "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("tuned, first, expected", [(5.5, 2.3, "holds"),
+                                                    (2.3, 5.5, "does not hold"),
+                                                    (3.0, 3.0, "inconclusive")])
+def test_tuned_default_verdict_follows_the_seeds(tmp_path, tuned, first, expected):
+    recipe = EXPERIMENTS["translation_recipe"]
+    _default_record(tmp_path, "luong_table4", tuned, dropped=1)
+    _default_record(tmp_path, "explicit_vs_implicit_translation", first, dropped=2)
+    found, = recipe.findings(tmp_path / "translation_recipe")
+    assert found.observation and found.verdict == expected
+    assert "paired bootstrap" in found.ours
+
+
+def test_tuned_default_waits_for_three_seeds_a_side(tmp_path):
+    recipe = EXPERIMENTS["translation_recipe"]
+    _default_record(tmp_path, "luong_table4", 5.5, dropped=1, seeds=(0, 1))
+    _default_record(tmp_path, "explicit_vs_implicit_translation", 2.3, dropped=2)
+    found, = recipe.findings(tmp_path / "translation_recipe")
+    assert found.verdict == "pending" and "luong_table4 score-additive: 2 of 3" in found.ours
+
+
 # --- compare_attention -------------------------------------------------------------
 
 _COMPARE_DEFAULTS = {"seq_acc/len1-25": 0.5, "seq_acc/len26-50": 0.1,

@@ -204,3 +204,30 @@ def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path)
     first = Translation.use_first_recipe(base.get_config("task=translation"))
     first.train.update(num_steps=8000, eval_every=500, best_metric="eval/bleu/validation")
     assert tuned(first) == tuned(baseline)
+
+
+def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
+    """translation_recipe's finding compares the tuned default with the first on test
+    BLEU through two experiments' additive members: luong_table4's is the tuned default
+    (configs/additive.py:task=translation) and explicit_vs_implicit:task=translation's
+    the first, apart from their names and, for the second, the analysis it adds."""
+    import json
+    from attention_research import sweeps
+    from attention_research.tasks.translation.task import Translation
+    from configs import additive
+    from experiments import explicit_vs_implicit, luong_table4
+    from experiments import translation_recipe as recipe
+
+    def member(module, arg, setting):
+        args = () if arg is None else (arg,)
+        members = sweeps.expand(module.get_config(*args), module.get_sweep(*args), tmp_path)
+        return next(m.config for m in members if m.name == f"{setting}_seed-0")
+
+    plain = lambda c: {**json.loads(c.to_json()), "name": "", "analysis": None}
+    tuned = member(luong_table4, None, recipe.TUNED_DEFAULT[1])
+    default = additive.get_config("task=translation")
+    assert plain(tuned) == plain(default)
+    assert tuned.analysis.to_json() == default.analysis.to_json()
+    first = member(explicit_vs_implicit, "task=translation", recipe.FIRST_DEFAULT[1])
+    assert plain(first) == plain(Translation.use_first_recipe(
+        additive.get_config("task=translation")))
