@@ -425,3 +425,60 @@ def test_an_observation_takes_its_own_verdicts():
     assert findings.Finding("k", "t", None, "ours", "holds", "why").observation
     page = findings.page([("x", findings.Finding("k", "Title", None, "0.5", "holds", "w"))])
     assert "## Observations" in page and "ours alone" in page
+
+
+# --- explicit_vs_implicit ------------------------------------------------------------
+
+def _implicit_record(results, solved_explicit=6.0, none_implicit=4.0, seeds=None):
+    """Every setting of the sweep on every task: each solves it (seq acc 1.0), its
+    weights' top token zeroed costs ``solved_explicit`` nats and a random one 1.5; but
+    ``none``, which has no weights and solves nothing, whose implicit top token costs
+    ``none_implicit``."""
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    rows = []
+    for setting in evi._settings():
+        none = setting.startswith(evi._NONE + "_task-")
+        for seed in seeds if seeds is not None else evi.SEEDS:
+            rows.append({
+                "setting": setting, "seed": seed, "status": "finished",
+                evi.SEEN: _around(0.2 if none else 1.0, seed),
+                evi.DROP.format("explicit"): "" if none else _around(solved_explicit, seed),
+                evi.DROP.format("implicit"): _around(none_implicit if none else 5.0, seed),
+                evi.DROP.format("random"): _around(1.5, seed) + 0.02 * (seed == 0),
+                "implicit_align_acc/len1-25": _around(0.5, seed)})
+    _write_report(results, rows)
+
+
+@pytest.mark.parametrize("solved_explicit, none_implicit, expected", [
+    (6.0, 4.0, ("holds", "holds")),
+    (1.5, 1.5, ("inconclusive", "inconclusive")),  # no larger than a random token's
+    (0.5, 0.5, ("does not hold", "does not hold")),  # smaller: separated the other way
+])
+def test_explicit_vs_implicit_verdicts_follow_the_drops(tmp_path, solved_explicit,
+                                                        none_implicit, expected):
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    _implicit_record(tmp_path / "partial", solved_explicit, none_implicit, seeds=[0, 1])
+    assert set(_verdicts(evi, tmp_path / "partial").values()) == {"pending"}
+    _implicit_record(tmp_path / "full", solved_explicit, none_implicit)
+    verdicts = _verdicts(evi, tmp_path / "full")
+    assert (verdicts["weights-faithful-where-solved"],
+            verdicts["gradients-find-the-token-without-attention"]) == expected
+
+
+def test_the_faithfulness_observation_reads_only_solved_settings_with_weights(tmp_path):
+    """A setting that fails its task, and the pointer-generator (whose copy path the
+    ablation cannot see), may have unfaithful weights without deciding the verdict."""
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    _implicit_record(tmp_path)
+    rows = findings.read_table(tmp_path / "summary.csv")
+    failing = f"{evi._settings()[0].rsplit('_task-', 1)[0]}_task-sort"
+    for row in rows:
+        if row["setting"] == failing:
+            row[evi.SEEN] = 0.1
+        if row["setting"] in (failing, f"{evi._POINTER}_task-copy"):
+            row[evi.DROP.format("explicit")] = 0.5 + 0.01 * row["seed"]
+    _write_report(tmp_path, rows)
+    finding = next(f for f in evi.findings(tmp_path) if f.key == "weights-faithful-where-solved")
+    assert finding.verdict == "holds"
+    # none's 3 tasks, the pointer-generator's 3 and the failing one are not read
+    assert f"{len(evi._settings()) - 7} settings × tasks solved" in finding.ours
