@@ -2,7 +2,9 @@
 --record`` copies what its work directory holds into ``experiments/results/NAME/``.
 
 What is copied (each file replaces the file of the same name, and nothing else is
-ever deleted there, so hand-written notes such as a README stay):
+ever deleted there, so hand-written notes such as a README stay; commands.txt is the
+exception: its lines are kept and the work directory's new ones added, so a sweep
+resumed in a fresh work directory on another machine loses no earlier command):
 
     summary.md, summary.csv, significance.md, commands.txt, plots/   the report
     only/<text>/                    the report of the members --only=<text> named
@@ -30,13 +32,28 @@ import ml_collections
 from attention_research.reports import setting_name
 from attention_research.workdir import read_json
 
-REPORT_FILES = ("summary.md", "summary.csv", "significance.md", "commands.txt")
+REPORT_FILES = ("summary.md", "summary.csv", "significance.md")
 MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl")
 
 
 def _copy(source: Path, destination: Path):
     destination.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(source, destination)
+
+
+def _merge_commands(source: Path, destination: Path):
+    """The recorded commands, then the work directory's that the record lacks. The work
+    directory appends a line per launch, so its lines continue the record's last ones
+    (recorded before, from the same or from an earlier copy of it): the longest end of
+    the record that begins the work directory's list is not written twice. A work
+    directory made afresh elsewhere starts empty, and its lines follow the record's."""
+    new = source.read_text().splitlines()
+    old = destination.read_text().splitlines() if destination.is_file() else []
+    overlap = next(n for n in range(min(len(old), len(new)), -1, -1)
+                   if old[len(old) - n:] == new[:n])
+    lines = old + new[overlap:]
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    destination.write_text("".join(line + "\n" for line in lines))
 
 
 def record(workdir, destination) -> list[str]:
@@ -46,6 +63,8 @@ def record(workdir, destination) -> list[str]:
     for name in REPORT_FILES:
         if (workdir / name).is_file():
             _copy(workdir / name, destination / name)
+    if (workdir / "commands.txt").is_file():
+        _merge_commands(workdir / "commands.txt", destination / "commands.txt")
     if (workdir / "plots").is_dir():
         for plot in sorted((workdir / "plots").glob("*.png")):
             _copy(plot, destination / "plots" / plot.name)

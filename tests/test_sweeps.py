@@ -262,6 +262,26 @@ def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
     assert "initialised 8" in done.stdout
 
 
+def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_path):
+    """commands.txt gains the work directory's new lines: a work directory that extends
+    the record, or one made afresh on another machine (it holds only its own launches),
+    whose lines follow the record's, which are not lost."""
+    from attention_research.record import record
+    run, results = tmp_path / "run", tmp_path / "results"
+    run.mkdir()
+    (run / "commands.txt").write_text("a\nb\n")
+    record(run, results)
+    (run / "commands.txt").write_text("a\nb\nc\n")  # the same work directory, resumed
+    record(run, results)
+    assert (results / "commands.txt").read_text() == "a\nb\nc\n"
+    (run / "commands.txt").write_text("e\nf\n")  # a fresh work directory elsewhere
+    record(run, results)
+    assert (results / "commands.txt").read_text() == "a\nb\nc\ne\nf\n"
+    (run / "commands.txt").write_text("e\nf\ng\n")  # recorded again as it goes on
+    assert record(run, results) == []
+    assert (results / "commands.txt").read_text() == "a\nb\nc\ne\nf\ng\n"
+
+
 def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp_path):
     """commands.txt holds the command line; record() copies the report and finished
     members, deleting nothing; members copied back into a work directory are not
