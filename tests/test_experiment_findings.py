@@ -242,15 +242,16 @@ def _luong_record(results, quality, seeds=(0, 1, 2)):
 
 
 LUONG_KEYS = ["luong-global-dot-vs-general", "luong-local-general-vs-dot",
-              "luong-local-p-general-best"]
+              "luong-local-p-general-best", "luong-global-dot-over-location",
+              "luong-concat-works-poorly"]
 
 
 @pytest.mark.parametrize("as_luong, expected", [(True, "reproduced"),
                                                 (False, "not reproduced")])
 def test_luong_table4_verdicts_follow_the_paired_bootstrap(tmp_path, as_luong, expected):
     lt = EXPERIMENTS["luong_table4"]
-    # Luong's order: local-p general best; dot over general globally; general over
-    # dot locally. Reversed: every one of those the other way round.
+    # Luong's order: local-p general best; dot over general, location and concat
+    # globally; general over dot locally. Reversed: every one of those the other way round.
     order = ["score-general_alignment-local_p", "score-dot", "score-general_alignment-local_m",
              "score-dot_alignment-local_p", "score-general", "score-dot_alignment-local_m",
              "score-location", "score-additive"]
@@ -258,7 +259,7 @@ def test_luong_table4_verdicts_follow_the_paired_bootstrap(tmp_path, as_luong, e
     _luong_record(tmp_path / "luong_table4", quality)
     verdicts = _verdicts(lt, tmp_path / "luong_table4")
     assert verdicts["location-aligns-poorly"] == "pending"  # no compare_attention here
-    assert [verdicts[k] for k in LUONG_KEYS] == [expected] * 3
+    assert [verdicts[k] for k in LUONG_KEYS] == [expected] * 5
 
 
 def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
