@@ -31,7 +31,7 @@ SETTINGS = ([{SCORE: score} for score in ("location", "dot", "general", "additiv
                for score in ("dot", "general")])
 SEEDS = [0, 1, 2]
 # Table 4's BLEU (newstest2014, their models), by our setting names; None where the
-# paper gives none: concat "does not yield good performances" (their discussion of
+# paper gives none: concat did not perform well in their hands (their discussion of
 # Table 4); local-m with dot reached a perplexity above 7.0 and no BLEU is listed.
 PAPER = {"score-location": 18.1, "score-dot": 18.6, "score-general": 17.3,
          "score-additive": None, "score-dot_alignment-local_m": None,
@@ -183,7 +183,7 @@ def findings(results):
                                  if any(x is False for x in best) else None),
                          how + ", against every other function", plot))
     # Table 4 puts global location (18.1) under dot (18.6); beside it, Luong et al. write
-    # that their concat "does not yield good performances" (no BLEU listed).
+    # that their concat did not perform well (no BLEU listed).
     for key, pair, claim in ((keys[3], ("score-dot", "score-location"), ""),
                              (keys[4], ("score-dot", "score-additive"),
                               "; concat did not perform well (their discussion of Table 4)")):
