@@ -30,7 +30,7 @@ from pathlib import Path
 import ml_collections
 
 from attention_research.reports import setting_name
-from attention_research.workdir import read_json
+from attention_research.workdir import read_json, write_atomically
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md")
 MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl")
@@ -53,7 +53,8 @@ def _merge_commands(source: Path, destination: Path):
                    if old[len(old) - n:] == new[:n])
     lines = old + new[overlap:]
     destination.parent.mkdir(parents=True, exist_ok=True)
-    destination.write_text("".join(line + "\n" for line in lines))
+    # The record may hold the only copy of earlier sessions' lines: never half-written.
+    write_atomically(destination, "".join(line + "\n" for line in lines))
 
 
 def record(workdir, destination) -> list[str]:
