@@ -3,7 +3,12 @@ which settings a test separates, and speed measures with no ceiling.
 
 - ``t_interval``: Student's t interval of a mean over seeds (n − 1 degrees of freedom).
 - ``welch``: Welch's t-test of two settings' means, unequal variances (Welch 1947), with
-  the Welch–Satterthwaite degrees of freedom; two-sided p-value.
+  the Welch–Satterthwaite degrees of freedom; two-sided p-value. Two constant groups
+  get the exact permutation test instead (Welch's t is undefined there).
+- ``Rule`` and ``contrast``: when a difference may be given a direction at all: never
+  when both means sit at the metric's floor (at 0.009 against 0.002, Welch's t is a
+  one-sample test of the higher group), never when the difference is below the
+  metric's stated minimum effect; always with the difference's interval beside p.
 - ``holm``: Holm's step-down correction for many comparisons (Holm 1979): it keeps the
   family-wise error rate at the level without assuming the tests are independent.
 - ``separation``: the setting with the best mean against every other, Holm-corrected;
@@ -73,22 +78,26 @@ class Test:
     t: float
     dof: float
     p: float
+    method: str = "Welch"
 
 
 def welch(a, b) -> Test | None:
     """Welch's t-test of mean(a) = mean(b); None with fewer than 2 values on a side.
 
-    When both samples have zero variance the t statistic is undefined: equal means give
-    p = 1, different means p = 0 (every seed of one setting differs from every seed of
-    the other by the same amount: as separated as seeds can show)."""
+    When both samples have zero variance the t statistic is undefined. Those groups get
+    the exact two-sided permutation test of the difference of means instead
+    (``method`` says so): equal means p = 1; different means p = 2 / C(n_a + n_b, n_a),
+    the chance that a random split of the pooled values puts every high one on one side
+    (0.0079 at 5 seeds a side) — never 0, whatever the gap."""
     a, b = finite(a), finite(b)
     if len(a) < 2 or len(b) < 2:
         return None
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     difference = a.mean() - b.mean()
     if va + vb == 0:
+        p = 1.0 if not difference else min(1.0, 2 / math.comb(len(a) + len(b), len(a)))
         return Test(math.copysign(math.inf, difference) if difference else 0.0,
-                    float(len(a) + len(b) - 2), 0.0 if difference else 1.0)
+                    float(len(a) + len(b) - 2), p, "permutation (both groups constant)")
     t = difference / math.sqrt(va + vb)
     dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     return Test(float(t), float(dof), float(2 * _scipy.t.sf(abs(t), dof)))
@@ -120,6 +129,120 @@ def holm(p_values) -> list[float]:
         running = max(running, min(1.0, (len(p) - rank) * p[index]))
         adjusted[index] = running
     return adjusted.tolist()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When a difference on one metric may be given a direction (issue 35, item 4).
+
+    ``floor``: a comparison whose better mean is below it names no direction — the
+    settings are "both at the floor" (None: the metric has no floor, e.g. a step count).
+    ``min_effect``: a difference smaller than this names no direction, whatever its p:
+    a test over 5 seeds can separate differences too small to matter. Both are stated
+    beside every verdict that uses them."""
+    metric: str
+    floor: float | None
+    min_effect: float
+    higher_is_better: bool = True
+
+    def words(self) -> str:
+        floor = "" if self.floor is None else f"floor {self.floor:g}, "
+        return f"{floor}minimum effect {self.min_effect:g} {self.metric}"
+
+
+# The rules the reports and findings use, by what the metric measures.
+ACCURACY = Rule("accuracy", floor=0.05, min_effect=0.02)  # sequence/alignment accuracy, area
+BLEU = Rule("BLEU", floor=1.0, min_effect=0.5)
+CHRF = Rule("chrF", floor=5.0, min_effect=1.0)
+STEPS = Rule("steps", floor=None, min_effect=100, higher_is_better=False)  # the eval grid
+NATS = Rule("nats", floor=None, min_effect=0.1)  # a loss or an entropy (lower is better)
+LOG10 = Rule("on a log10 scale", floor=None, min_effect=0.1)
+ANY = Rule("", floor=None, min_effect=0.0)  # tests alone decide (a statistic, no floor)
+
+
+# What a contrast concludes about mean(a) against mean(b).
+ABOVE, BELOW = "above", "below"
+NOT_SEPARATED, AT_FLOOR, UNDER_EFFECT, NO_TEST = (
+    "not separated", "both at the floor", "under the minimum effect", "no test")
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """mean(a) − mean(b) with its 95% Welch interval, the test (p adjusted where it is
+    one of a family), and the outcome the rule allows: ABOVE or BELOW (a direction
+    named), or why none is: NOT_SEPARATED, AT_FLOOR, UNDER_EFFECT, NO_TEST."""
+    mean_a: float
+    mean_b: float
+    difference: Interval | None
+    test: Test | None
+    p: float | None
+    outcome: str
+    rule: Rule
+
+    @property
+    def above(self) -> bool:
+        return self.outcome == ABOVE
+
+    @property
+    def below(self) -> bool:
+        return self.outcome == BELOW
+
+    def words(self, digits: int = 3, corrected: bool = False) -> str:
+        """'difference +0.042 [+0.011, +0.073], Welch t = 3.13, Holm p = 0.037'."""
+        if self.outcome == AT_FLOOR:
+            return (f"both at the floor (best mean {max(self.mean_a, self.mean_b):.{digits}f}"
+                    f" < {self.rule.floor:g}): no direction")
+        if self.test is None:
+            return "under 2 seeds on a side: no test"
+        d = self.difference
+        interval = (f"difference {d.mean:+.{digits}f} [{d.low:+.{digits}f}, "
+                    f"{d.high:+.{digits}f}]")
+        statistic = (f"Welch t = {self.test.t:.2f}" if self.test.method == "Welch"
+                     else self.test.method)
+        text = f"{interval}, {statistic}, {'Holm p' if corrected else 'p'} = {self.p:.2g}"
+        if self.outcome == UNDER_EFFECT:
+            text += f"; under the minimum effect {self.rule.min_effect:g}: no direction"
+        return text
+
+
+def contrast(a, b, rule: Rule, p: float | None = None) -> Contrast:
+    """Compare a with b under ``rule``; ``p`` replaces the test's own p (a Holm-adjusted
+    one, from ``contrasts``)."""
+    x, y = finite(a), finite(b)
+    mean_a = float(x.mean()) if len(x) else math.nan
+    mean_b = float(y.mean()) if len(y) else math.nan
+    test, difference = welch(x, y), difference_interval(x, y)
+    if test is None:
+        return Contrast(mean_a, mean_b, None, None, None, NO_TEST, rule)
+    if p is None:
+        p = test.p
+    if test.method != "Welch" and test.p < 1.0:  # two constant groups: the exact interval
+        difference = Interval(len(x) + len(y), mean_a - mean_b, mean_a - mean_b,
+                              mean_a - mean_b)
+    best = max(mean_a, mean_b) if rule.higher_is_better else min(mean_a, mean_b)
+    if rule.floor is not None and rule.higher_is_better and best < rule.floor:
+        outcome = AT_FLOOR
+    elif p >= LEVEL:
+        outcome = NOT_SEPARATED
+    elif abs(mean_a - mean_b) < rule.min_effect:
+        outcome = UNDER_EFFECT
+    else:
+        outcome = ABOVE if mean_a > mean_b else BELOW
+    return Contrast(mean_a, mean_b, difference, test, p, outcome, rule)
+
+
+def contrasts(pairs, rule: Rule | None = None) -> list[Contrast]:
+    """Several contrasts as one family, Holm-corrected over all of them: ``pairs`` is a
+    list of (a, b) under ``rule``, or of (a, b, rule) where the family spans metrics or
+    tasks (issue 35: correct across everything a finding draws on). Contrasts at the
+    floor or without a test still count in the family: they were looked at."""
+    pairs = [tuple(pair) if len(pair) == 3 else (*pair, rule) for pair in pairs]
+    if any(r is None for _, _, r in pairs):
+        raise ValueError("contrasts: every pair needs a rule (pass rule= or (a, b, rule))")
+    tests = [welch(a, b) for a, b, _ in pairs]
+    testable = [i for i, t in enumerate(tests) if t is not None]
+    adjusted = dict(zip(testable, holm([tests[i].p for i in testable]))) if testable else {}
+    return [contrast(a, b, r, adjusted.get(i)) for i, (a, b, r) in enumerate(pairs)]
 
 
 @dataclass(frozen=True)

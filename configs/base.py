@@ -94,8 +94,10 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     attention.hard = hard = ml_collections.ConfigDict()  # hard attention (Xu et al. 2015)
     hard.soft_fraction = 0.0  # share of steps (or sequences) that use the expected context
     hard.soft_unit = "step"  # step | sequence (Xu et al.: "with probability 0.5 for a given image")
-    hard.reward = "token"  # token: r_t = log p(y_t | ...) | sequence: r = log p(y | s~) (Xu Eq. 12)
-    hard.reinforce_weight = 1.0  # lambda_r: weight of the REINFORCE term
+    # token: r_t = log p(y_t | ...) | sequence: R = log p(y | s~) (Xu Eq. 12) |
+    # sequence_mean: R / |y| (Xu's code, arctic-captions capgen.py; there lambda_r = 0.1)
+    hard.reward = "token"
+    hard.reinforce_weight = 1.0  # lambda_r: weight of the REINFORCE term (Xu's code: 0.1)
     hard.entropy_weight = 1e-3  # lambda_e: weight of the entropy bonus
     hard.baseline_decay = 0.9  # moving-average baseline b <- decay * b + (1 - decay) * mean reward
 

@@ -325,11 +325,12 @@ def test_hard_attention_evaluates_at_the_argmax_even_when_the_weights_are_nearly
     np.testing.assert_allclose(context, values[np.arange(B)[:, None], chosen], rtol=1e-6)
 
 
-@pytest.mark.parametrize("reward", ["token", "sequence"])
+@pytest.mark.parametrize("reward", ["token", "sequence", "sequence_mean"])
 def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps(reward):
     """Three target steps, each with its own reward per position: the training signal's
     gradient, averaged over samples, equals ∇ Σ_t Σ_s α_t(s) r_t(s), whether each step
-    is credited with its own reward or every step with their sum (Xu Eq. 12)."""
+    is credited with its own reward or every step with their sum (Xu Eq. 12); with
+    their mean (Xu's code), ∇ of that sum over the number of steps."""
     rng = np.random.default_rng(1)
     steps, positions = 3, 4
     q = rng.normal(size=(1, steps, 3)).astype(np.float32)
@@ -359,11 +360,32 @@ def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps(reward):
 
     def expected_reward(p):
         _, weights = module.apply({"params": p}, q, v, mask, method=_forward)
-        return jnp.sum(weights[0] * rewards)
+        return jnp.sum(weights[0] * rewards) / (steps if reward == "sequence_mean" else 1)
 
     exact = np.asarray(jax.grad(expected_reward)(params)["score_fn"]["W_a"]["kernel"])
     assert np.all(np.abs(estimate.mean(axis=0) - exact) <= 4 * spread + 1e-4)
     assert np.abs(exact).max() > 10 * spread.max()
+
+
+def test_xu_codes_reward_is_each_sequences_mean_log_likelihood():
+    """reward='sequence_mean': R / |y| per sequence, padding left out, so a sequence of 1
+    token and one of 4 with the same per-token log-likelihood earn the same reward, and
+    the one baseline tracks the mean of those rewards (arctic-captions' capgen.py)."""
+    mask = jnp.array([[1, 0, 0, 0], [1, 1, 1, 1]], jnp.float32)
+    log_likelihood = jnp.array([[-2.0, -9.0, -9.0, -9.0], [-1.0, -3.0, -2.0, -2.0]])
+    log_prob = jnp.array([[-0.5, 0.0, 0.0, 0.0], [-0.1, -0.2, -0.3, -0.4]])
+    records = {"reinforce": {"log_prob": log_prob, "entropy": jnp.zeros_like(log_prob)}}
+    config = type("HardConfig", (), {"hard": type("Hard", (), dict(
+        reinforce_weight=0.1, entropy_weight=0.0, baseline_decay=0.9,
+        reward="sequence_mean"))})
+    loss, state = reinforce.Reinforce(config)(records, {"reward_baseline": jnp.float32(-1.0)},
+                                              log_likelihood, mask)
+    rewards = np.array([-2.0, -2.0])  # both sequences: mean log-likelihood −2 per token
+    advantage = rewards - (-1.0)
+    expected = -0.1 * (advantage[0] * -0.5 + advantage[1] * -1.0) / 5
+    np.testing.assert_allclose(float(loss), expected, rtol=1e-6)
+    np.testing.assert_allclose(float(state["reward_baseline"]), 0.9 * -1.0 + 0.1 * -2.0,
+                               rtol=1e-6)
 
 
 @pytest.mark.parametrize("score", ["scaled_dot", "additive"])

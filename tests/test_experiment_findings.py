@@ -42,22 +42,25 @@ def _verdicts(module, results):
 # --- hard_vs_soft ------------------------------------------------------------------
 
 def _hard_vs_soft_record(results, auc, log_snr, seeds=None):
-    """auc, log_snr: {setting constant: mean}, the same on both tasks."""
+    """auc, log_snr: {setting constant: mean}, the same on both tasks (and, for Xu's code
+    setting, at every λ_r of the sensitivity sweep)."""
     hvs = EXPERIMENTS["hard_vs_soft"]
+    named = [("soft", hvs.SOFT), ("xu", hvs.XU), ("xu", hvs.XU_EQ12), ("ours", hvs.OURS)]
+    settings = [(task, name, setting) for task in hvs.TASKS for name, setting in named]
+    settings += [("copy", "xu", hvs.XU_CODE_PREFIX + str(w)) for w in hvs.XU_CODE_WEIGHTS[1:]]
     rows = []
-    for task in hvs.TASKS:
-        for name, setting in (("soft", hvs.SOFT), ("xu", hvs.XU), ("ours", hvs.OURS)):
-            full = f"task-{task}_{setting}"
-            for seed in seeds if seeds is not None else hvs.SEEDS:
-                rows.append({"setting": full, "seed": seed, "status": "finished",
-                             "auc_seq_acc/len1-25": _around(auc[name], seed),
-                             "step_to_0.99": 1000 + 100 * seed
-                             + (300 if name == "ours" else 0) * (auc[name] < auc["soft"])})
-                snr = 10 ** (log_snr[name] + 0.05 * (seed - 2))
-                lines = [{"step": 0, "member": 0, "eval/grad_snr/attention": snr},
-                         {"step": 100, "member": 0, "eval/grad_snr/attention": 1.0}]
-                _write_member(results, full, seed, "metrics.jsonl",
-                              "\n".join(map(json.dumps, lines)) + "\n")
+    for task, name, setting in settings:
+        full = f"task-{task}_{setting}"
+        for seed in seeds if seeds is not None else hvs.SEEDS:
+            rows.append({"setting": full, "seed": seed, "status": "finished",
+                         "auc_seq_acc/len1-25": _around(auc[name], seed),
+                         "step_to_0.99": 1000 + 100 * seed
+                         + (300 if name == "ours" else 0) * (auc[name] < auc["soft"])})
+            snr = 10 ** (log_snr[name] + 0.05 * (seed - 2))
+            lines = [{"step": step, "member": 0, "eval/grad_snr/attention": snr}
+                     for step in hvs.NOISE_STEPS]
+            _write_member(results, full, seed, "metrics.jsonl",
+                          "\n".join(map(json.dumps, lines)) + "\n")
     _write_report(results, rows)
 
 

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
@@ -44,7 +45,46 @@ def test_welch_reproduces_the_worked_example():
 def test_welch_degenerate_cases():
     assert stats.welch([1.0], [0.0, 1.0]) is None  # one seed: no test
     assert stats.welch([1.0, 1.0], [1.0, 1.0]).p == 1.0
-    assert stats.welch([1.0, 1.0], [0.5, 0.5]).p == 0.0
+    # Two constant groups that differ: not p = 0 (issue 35) but the exact permutation
+    # test, as scipy's permutation_test computes it over every split of the pooled seeds.
+    constant = stats.welch([1.0] * 5, [0.5] * 5)
+    assert constant.method.startswith("permutation")
+    exact = scipy_stats.permutation_test(([1.0] * 5, [0.5] * 5),
+                                         lambda x, y: np.mean(x) - np.mean(y),
+                                         permutation_type="independent", n_resamples=10**6)
+    assert constant.p == pytest.approx(exact.pvalue) == pytest.approx(2 / 252)
+    assert stats.welch([1.0, 1.0], [0.5, 0.5]).p == pytest.approx(1 / 3)
+
+
+def test_no_direction_is_named_at_the_floor_or_under_the_minimum_effect():
+    """issue 35: 0.009 against 0.002 (every seed of one setting 0) is 'separated' by
+    Welch, a one-sample test in disguise; the rule names no direction there."""
+    floor = stats.contrast([0.008, 0.009, 0.010, 0.009, 0.009], [0.0] * 5, stats.ACCURACY)
+    assert floor.test.p < 0.05 and floor.outcome == stats.AT_FLOOR
+    assert not floor.above and "both at the floor" in floor.words()
+    small = stats.contrast([0.700, 0.701, 0.702, 0.701, 0.701],
+                           [0.690, 0.691, 0.692, 0.691, 0.691], stats.ACCURACY)
+    assert small.test.p < 0.05 and small.outcome == stats.UNDER_EFFECT
+    clear = stats.contrast([0.70, 0.72, 0.68, 0.71, 0.69], [0.60, 0.62, 0.58, 0.61, 0.59],
+                           stats.ACCURACY)
+    assert clear.above and clear.difference.low > 0
+    assert clear.words().startswith("difference +0.100 [")
+    assert stats.contrast([1.0, 2.0], [1.5], stats.ANY).outcome == stats.NO_TEST
+    # Steps: lower is better, no floor; 'above' still means the larger mean.
+    slower = stats.contrast([1300, 1320, 1340], [1000, 1020, 1040], stats.STEPS)
+    assert slower.above
+
+
+def test_contrasts_are_one_holm_family_across_metrics():
+    a, b = [0.70, 0.72, 0.68, 0.71, 0.69], [0.66, 0.68, 0.64, 0.67, 0.65]
+    steps_a, steps_b = [1300, 1350, 1250], [1000, 1100, 1050]
+    alone = stats.contrast(a, b, stats.ACCURACY)
+    family = stats.contrasts([(a, b, stats.ACCURACY), (steps_a, steps_b, stats.STEPS)])
+    p_values = [stats.welch(a, b).p, stats.welch(steps_a, steps_b).p]
+    assert [c.p for c in family] == pytest.approx(stats.holm(p_values))
+    assert family[0].p >= alone.p
+    with pytest.raises(ValueError, match="needs a rule"):
+        stats.contrasts([(a, b)])
 
 
 def test_difference_interval_is_scipys_welch_interval():

@@ -146,7 +146,7 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
     ("train.eval_every", 7, "multiple of train.steps_per_call"),
     ("train.warmup_steps", 20, "warmup_steps"),
     ("model.max_source_length", 5, "longest held-out source"),
-    ("model.attention.hard.reward", "episode", "valid choices: token, sequence"),
+    ("model.attention.hard.reward", "episode", "valid choices: token, sequence, sequence_mean"),
     ("model.attention.location_width", 4, "location_width must be odd"),
     ("model.attention.coverage_loss", -1.0, "coverage_loss must be >= 0"),
     ("model.attention.normalizer", "entmax15", "monotonic attention turns scores"),

@@ -9,8 +9,19 @@ estimator. Two rewards (``hard.reward``):
   each step is credited with its own token's log-likelihood only. Lower variance,
   but biased where a sample also changes later tokens (a recurrent decoder
   carries the context forward).
-* ``sequence`` (Xu Eq. 12):  λ_r (R − b) Σ_t ∇ log α_t(s̃_t),  R = log p(y | s̃) =
-  Σ_t log p(y_t | s̃, …): unbiased, and noisier the longer the sequence.
+* ``sequence`` (Xu Eq. 12 as printed):  λ_r (R − b) Σ_t ∇ log α_t(s̃_t),  R = log p(y | s̃)
+  = Σ_t log p(y_t | s̃, …): unbiased, noisier the longer the sequence, and of a scale
+  that grows with |y|; one scalar baseline then mixes sequences of every length.
+* ``sequence_mean`` (Xu's reference code):  the same with R̄ = R / |y|, the per-token
+  mean log-likelihood. arctic-captions' ``capgen.py`` (``RL_sumCost``) credits every
+  step with the time-averaged cost of its caption divided by 10, and keeps one
+  moving-average baseline of that averaged cost; its batches share one length
+  (``HomogeneousData``), so the baseline never mixes scales. Ours mix lengths 1–25 in
+  a batch, and R̄ is what keeps one baseline meaningful for all of them. Xu's "/10" is
+  ``reinforce_weight = 0.1``. (capgen.py adds that term per example while it averages
+  the likelihood over the batch, so relative to the likelihood its weight also grows
+  with the batch size, B/10 = 3.2 at our B = 32; experiments/hard_vs_soft.py sweeps λ_r
+  over that range rather than pick one reading.)
 
 Both add the entropy bonus λ_e ∇ H(α_t), and b is a moving average of the reward
 (Xu §4.1: b_k = 0.9 b_{k−1} + 0.1 log p(y | s̃_k)). Steps that used the expected
@@ -32,7 +43,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-REWARDS = ("token", "sequence")  # hard.reward
+REWARDS = ("token", "sequence", "sequence_mean")  # hard.reward
 SOFT_UNITS = ("step", "sequence")  # hard.soft_unit: what one soft_fraction draw decides
 
 
@@ -101,8 +112,10 @@ class Reinforce:
         """(extra loss, new state) from what the model recorded and the per-token
         log-likelihood [B, T] of the targets (the rewards) on real tokens ``mask``."""
         rewards, averaged_over = jax.lax.stop_gradient(log_likelihood), mask
-        if self.reward == "sequence":  # R = log p(y | s̃), credited to every step
+        if self.reward != "token":  # R = log p(y | s̃) (or R / |y|), credited to every step
             rewards = jnp.sum(rewards * mask, axis=1, keepdims=True)
+            if self.reward == "sequence_mean":
+                rewards = rewards / jnp.maximum(jnp.sum(mask, axis=1, keepdims=True), 1)
             averaged_over = jnp.ones_like(rewards)
         baseline = state["reward_baseline"]
         loss = surrogate_loss(recorded(records, "log_prob"), recorded(records, "entropy"),
