@@ -138,32 +138,24 @@ def mean_accuracy(by_length: dict, first: int, last: int) -> float:
     return sum(values) / len(values)
 
 
-def separated(a, b, higher: bool = True) -> tuple[bool, str]:
-    """Whether a's mean is above b's (below if not ``higher``) by Welch's t at 5%, and
-    the test in words."""
-    test = stats.welch(a, b)
-    if test is None:
-        return False, "under 2 seeds on a side: no test"
-    direction = (stats.finite(a).mean() > stats.finite(b).mean()) == higher
-    return test.p < stats.LEVEL and direction, f"Welch t = {test.t:.2f}, p = {test.p:.2g}"
+def separated(a, b, higher: bool = True, rule: stats.Rule = stats.ACCURACY
+              ) -> tuple[bool, str]:
+    """Whether a's mean is above b's (below if not ``higher``) by Welch's t at 5% and by
+    at least ``rule``'s minimum effect, and not with both at its floor (stats.contrast);
+    and the comparison in words: the difference with its 95% interval, then the test."""
+    found = stats.contrast(a, b, rule)
+    return (found.above if higher else found.below), found.words()
 
 
-def separated_holm(comparisons) -> list[tuple[bool, str]]:
+def separated_holm(comparisons, rule: stats.Rule = stats.ACCURACY
+                   ) -> list[tuple[bool, str]]:
     """``separated`` for several comparisons at once, Holm-corrected over them:
     ``comparisons`` is a list of (a, b, higher); each answer says whether a's mean is
-    on the ``higher`` side of b's with a Holm-adjusted Welch p below 5%."""
-    tests = [stats.welch(a, b) for a, b, _ in comparisons]
-    testable = [i for i, test in enumerate(tests) if test is not None]
-    adjusted = dict(zip(testable, stats.holm([tests[i].p for i in testable])))
-    answers = []
-    for i, (a, b, higher) in enumerate(comparisons):
-        if tests[i] is None:
-            answers.append((False, "under 2 seeds on a side: no test"))
-            continue
-        direction = (stats.finite(a).mean() > stats.finite(b).mean()) == higher
-        answers.append((adjusted[i] < stats.LEVEL and direction,
-                        f"Welch t = {tests[i].t:.2f}, Holm p = {adjusted[i]:.2g}"))
-    return answers
+    on the ``higher`` side of b's with a Holm-adjusted Welch p below 5%, by at least the
+    rule's minimum effect and not at its floor."""
+    found = stats.contrasts([(a, b) for a, b, _ in comparisons], rule)
+    return [((c.above if higher else c.below), c.words(corrected=True))
+            for c, (_, _, higher) in zip(found, comparisons)]
 
 
 def experiment_modules():

@@ -249,13 +249,16 @@ def contrasts(pairs, rule: Rule | None = None) -> list[Contrast]:
 class Comparison:
     """The leader against one other setting."""
     other: str
-    difference: float  # leader's mean − other's mean
+    difference: float  # leader's mean − other's mean (in the better direction)
     test: Test | None
     p_holm: float | None
+    min_effect: float = 0.0
+    interval: Interval | None = None  # leader − other, its 95% Welch interval
 
     @property
     def separated(self) -> bool:
-        return self.p_holm is not None and self.p_holm < LEVEL and self.difference > 0
+        return (self.p_holm is not None and self.p_holm < LEVEL and self.difference > 0
+                and self.difference >= self.min_effect)
 
 
 @dataclass(frozen=True)
@@ -263,11 +266,13 @@ class Separation:
     """Which setting leads on a metric, and which others a test separates from it."""
     leader: str | None
     comparisons: tuple[Comparison, ...]
+    at_floor: bool = False  # the leader's mean is below the rule's floor
 
     @property
     def winner(self) -> str | None:
-        """The leader, if it is separated from every other setting; else None."""
-        if self.leader is None or not self.comparisons:
+        """The leader, if it is separated from every other setting (by at least the
+        rule's minimum effect) and not at the floor; else None."""
+        if self.leader is None or not self.comparisons or self.at_floor:
             return None
         return self.leader if all(c.separated for c in self.comparisons) else None
 
@@ -277,9 +282,14 @@ class Separation:
         return [c.other for c in self.comparisons if not c.separated]
 
 
-def separation(samples: dict[str, list], higher_is_better: bool = True) -> Separation:
+def separation(samples: dict[str, list], higher_is_better: bool = True,
+               rule: Rule = ANY) -> Separation:
     """The setting with the best mean against each other setting by Welch's t-test,
-    Holm-corrected over those comparisons. ``samples``: {setting: per-seed values}."""
+    Holm-corrected over those comparisons, under ``rule`` (its floor and minimum
+    effect; its direction wins over ``higher_is_better`` when it has a floor or an
+    effect). ``samples``: {setting: per-seed values}."""
+    if rule is not ANY:
+        higher_is_better = rule.higher_is_better
     x = {name: finite(v) for name, v in samples.items()}
     x = {name: v for name, v in x.items() if len(v)}
     if not x:
@@ -290,9 +300,12 @@ def separation(samples: dict[str, list], higher_is_better: bool = True) -> Separ
     tests = [welch(x[leader], x[name]) for name in others]
     testable = [i for i, t in enumerate(tests) if t is not None]
     adjusted = dict(zip(testable, holm([tests[i].p for i in testable]))) if testable else {}
+    at_floor = (rule.floor is not None and higher_is_better
+                and float(x[leader].mean()) < rule.floor)
     return Separation(leader, tuple(
         Comparison(name, sign * float(x[leader].mean() - x[name].mean()), tests[i],
-                   adjusted.get(i)) for i, name in enumerate(others)))
+                   adjusted.get(i), rule.min_effect, difference_interval(x[leader], x[name]))
+        for i, name in enumerate(others)), at_floor)
 
 
 def area_under_curve(points: dict[int, float], last_step: int,

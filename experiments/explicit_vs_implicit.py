@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))  # configs/ and experiments/ when run as a script
 
 import jax  # noqa: E402
 
-from attention_research import models, sweeps  # noqa: E402
+from attention_research import models, stats, sweeps  # noqa: E402
+from attention_research.reports import DROP as DROP_RULE  # noqa: E402
 from attention_research.tasks import get_task  # noqa: E402
 from attention_research.tasks.translation.task import Translation  # noqa: E402
 from attention_research.training.mesh import Placement, make_mesh  # noqa: E402
@@ -148,8 +149,8 @@ def _weights_faithful(f, rows, settings):
     solved = [s for s in settings if s.rsplit("_task-", 1)[0] not in (_POINTER, _NONE)
               and stats.finite(f.column(rows, SEEN, setting=s)).mean() >= SOLVED]
     pairs = [_drops(f, rows, s, "explicit", "random") for s in solved]
-    answers = f.separated_holm([(a, b, True) for a, b in pairs])
-    reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs])
+    answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
+    reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)
     held = sum(separated for separated, _ in answers)
     gaps = [stats.finite(a).mean() - stats.finite(b).mean() for a, b in pairs]
     smallest = min(range(len(solved)), key=gaps.__getitem__)
@@ -177,8 +178,8 @@ def _weights_faithful(f, rows, settings):
 def _gradients_without_attention(f, rows):
     from attention_research import stats
     pairs = [_drops(f, rows, f"{_NONE}_task-{task}", "implicit", "random") for task in TASKS]
-    answers = f.separated_holm([(a, b, True) for a, b in pairs])
-    reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs])
+    answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
+    reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)
     cell = lambda values: stats.t_interval(values).cell()  # noqa: E731
     ours = "`none`, 3 seeds: " + "; ".join(
         f"{task} sequence accuracy {cell(f.column(rows, SEEN, setting=f'{_NONE}_task-{task}'))},"

@@ -30,7 +30,6 @@ attention against REINFORCE. The spread of the learning curves over seeds is in
 plots/learning_curves_TASK.png and the area column's interval.
 """
 
-import math
 
 from attention_research import sweeps
 from configs import base
@@ -48,6 +47,13 @@ XU_CODE_SETTINGS = [
      f"{HARD}.soft_unit": "sequence", f"{HARD}.reinforce_weight": 0.1}
     for fraction in (0.0, 0.5)]
 XU_CODE_WEIGHTS = [0.1, 0.32, 1.0, 3.2]  # λ_r of the sensitivity sweep (copy only)
+# Added after the λ_r sweep was recorded, with their own rule (SOFT_HALF_RULE), on copy:
+# Xu's setting without REINFORCE (λ_r = 0: only the soft half trains the attention) and
+# every sequence sampled (soft_fraction 0) at larger λ_r.
+NO_REINFORCE = {**XU_CODE_SETTINGS[1], f"{HARD}.reinforce_weight": 0.0}
+ALL_SAMPLED_WEIGHTS = [1.0, 3.2]
+ALL_SAMPLED_PREFIX = ("alignment-hard_reward-sequence_mean_soft_fraction-0.0_soft_unit-sequence"
+                      "_reinforce_weight-")
 SEEDS = [0, 1, 2, 3, 4]
 TASKS = ["copy", "reverse"]
 SOFT = "alignment-global"
@@ -71,9 +77,13 @@ def get_sweep():
     task, seed = sweeps.axis("config.task.name", TASKS), sweeps.axis("config.seed", SEEDS)
     weights = [{**XU_CODE_SETTINGS[1], f"{HARD}.reinforce_weight": weight}
                for weight in XU_CODE_WEIGHTS[1:]]
+    copy = sweeps.axis("config.task.name", ["copy"])
+    all_sampled = [{**XU_CODE_SETTINGS[0], f"{HARD}.reinforce_weight": weight}
+                   for weight in ALL_SAMPLED_WEIGHTS]
     return (sweeps.product(task, SETTINGS, seed)
             + sweeps.product(task, XU_CODE_SETTINGS, seed)
-            + sweeps.product(sweeps.axis("config.task.name", ["copy"]), weights, seed))
+            + sweeps.product(copy, weights, seed)
+            + sweeps.product(copy, [NO_REINFORCE] + all_sampled, seed))
 
 
 XU_TABLE = ("Xu et al. 2015, Table 1 (BLEU-4, soft / hard): Flickr8k 19.5 / 21.3, "
@@ -104,6 +114,15 @@ NOISE_RULE = (
     "tasks, not reproduced if either is above, otherwise inconclusive. Each task is its "
     "own evidence; step 500 is reported beside")
 NOISE_STEPS = (0, 500)
+SOFT_HALF_RULE = (
+    "on copy, 5 seeds, area under seq acc 1-25: Xu's code setting without REINFORCE "
+    "(λ_r = 0, the soft half alone trains the attention) against the same at λ_r = 0.1, "
+    "non-inferiority with a margin of 0.05 (the low end of the difference's 95% Welch "
+    "interval above −0.05); and every sequence sampled (soft_fraction 0) at λ_r = 0.1, 1 "
+    "and 3.2 each below soft by the accuracy rule (Holm over the 3). Holds if both; does "
+    "not hold if λ_r = 0 is below λ_r = 0.1 by the accuracy rule or an all-sampled λ_r is "
+    "not below soft with a mean within 0.05 of it; else inconclusive. Written before "
+    "these members were trained, after the λ_r sweep was seen")
 
 
 def findings(results):
@@ -125,7 +144,8 @@ def findings(results):
                           "variance (no number given)", what)] + (
             [_per_token_speed(f, rows)]
             if f.finished_members(rows, speed, len(SEEDS)) == len(speed) * len(SEEDS) else [])
-    return [_accuracy(f, rows), _noise(f, results), _per_token_speed(f, rows)]
+    return [_accuracy(f, rows), _noise(f, results), _per_token_speed(f, rows),
+            _soft_half(f, rows)]
 
 
 def _accuracy(f, rows):
@@ -190,6 +210,42 @@ def _noise(f, results):
         "reduce REINFORCE's variance (no number given)",
         "unbiased (‖ḡ‖² − tr Cov/N)/tr Cov: " + "; ".join(parts), verdict, NOISE_RULE,
         "results/hard_vs_soft/plots/learning_curves_reverse.png")
+
+
+def _soft_half(f, rows):
+    """An observation: in Xu's setting the soft half, not REINFORCE, trains the
+    attention (SOFT_HALF_RULE)."""
+    from attention_research import stats
+    from attention_research.reports import interval_cell as cell
+    key, title = ("xu-soft-half-trains-the-attention",
+                  "In Xu's setting the expected-context half, not REINFORCE, trains the "
+                  "attention")
+    auc = lambda setting: f.column(rows, "auc_seq_acc/len1-25",  # noqa: E731
+                                   setting=f"task-copy_{setting}")
+    off = sweeps.member_name(NO_REINFORCE)
+    sampled = [ALL_SAMPLED_PREFIX + str(w) for w in [0.1] + ALL_SAMPLED_WEIGHTS]
+    needed = [f"task-copy_{s}" for s in [off, XU, SOFT] + sampled]
+    complete = f.finished_members(rows, needed, len(SEEDS))
+    if complete < len(needed) * len(SEEDS):
+        return f.pending(key, title, None, f"copy, 5 seeds: {complete} of "
+                         f"{len(needed) * len(SEEDS)} members in the report")
+    gap = stats.difference_interval(auc(off), auc(XU))
+    worse = stats.contrast(auc(off), auc(XU), stats.ACCURACY)
+    fails = stats.contrasts([(auc(s), auc(SOFT)) for s in sampled], stats.ACCURACY)
+    weights = [0.1] + ALL_SAMPLED_WEIGHTS
+    ours = (f"copy, area under seq acc 1-25: Xu's code setting at λ_r = 0 {cell(auc(off))} "
+            f"against λ_r = 0.1 {cell(auc(XU))} ({worse.words()}); every sequence sampled "
+            + ", ".join(f"λ_r = {w:g} {cell(auc(s))} ({c.words(corrected=True)})"
+                        for w, s, c in zip(weights, sampled, fails))
+            + f"; soft {cell(auc(SOFT))}")
+    non_inferior = gap is not None and gap.low > -0.05
+    all_fail = all(c.below for c in fails)
+    verdict = ("holds" if non_inferior and all_fail else
+               "does not hold" if worse.below or any(
+                   not c.below and c.mean_a > c.mean_b - 0.05 for c in fails)
+               else "inconclusive")
+    return f.Finding(key, title, None, ours, verdict, SOFT_HALF_RULE,
+                     "results/hard_vs_soft/plots/learning_curves_copy.png")
 
 
 def _per_token_speed(f, rows):

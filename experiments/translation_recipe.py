@@ -69,7 +69,7 @@ DEFAULT_SEEDS = 3
 def findings(results):
     """The tuned default against the first one: test BLEU over seeds (Welch's t decides)
     and the paired bootstrap over test sentences of the seed-mean BLEU beside it."""
-    from attention_research import findings as f
+    from attention_research import findings as f, stats
     from attention_research.reports import interval_cell as cell
     from attention_research.tasks.translation import metrics
     from experiments.luong_table4 import _translations
@@ -87,8 +87,8 @@ def findings(results):
         return [f.pending(key, title, None, "seeds recorded: " + "; ".join(missing))]
     (tuned, tuned_chrf, *tuned_at), (first, first_chrf, *first_at) = (
         sides[TUNED_DEFAULT[0]], sides[FIRST_DEFAULT[0]])
-    better, welch = f.separated(tuned, first)
-    worse, _ = f.separated(tuned, first, higher=False)
+    better, welch = f.separated(tuned, first, rule=stats.BLEU)
+    worse, _ = f.separated(tuned, first, higher=False, rule=stats.BLEU)
     (tuned_hyps, references), (first_hyps, _) = (_translations(*tuned_at),
                                                  _translations(*first_at))
     test = metrics.compare_settings({"tuned": tuned_hyps, "first": first_hyps},

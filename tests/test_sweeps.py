@@ -167,7 +167,7 @@ def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
     assert "| seq acc 1-4 at step 500 |" in table.splitlines()[2]
     assert "| score-fast | 5 | 0.920 ± 0.020 |" in table
     assert ("| copy | seq acc 1-4 at step 500 | **score-fast** (separated from "
-            "score-slow; p < 0.001) |") in table
+            "score-slow by +0.400 [+0.377, +0.423]; p < 0.001) |") in table
     assert "| copy | seq acc 1-4 | none: the best mean, score-fast (1.000), is not " in table
     assert "area under" not in table.split("separates")[1]  # no member has the metric
 
@@ -211,7 +211,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (90, 18), "local_attention": (9, 3),
-                "hard_vs_soft": (50, 10), "transformer_scores": (15, 3),
+                "hard_vs_soft": (100, 20), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66)}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))

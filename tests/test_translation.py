@@ -282,6 +282,26 @@ def test_settings_of_several_seeds_compare_by_paired_bootstrap():
     assert result[("good", "twin")]["difference"] == 0 and result[("good", "twin")]["p"] == 1
 
 
+def test_the_hierarchical_bootstrap_counts_the_spread_between_seeds():
+    """Two settings whose seed means differ but whose seeds overlap (one seed of 'a' is
+    worse than one of 'b'): the paired bootstrap, holding each model fixed, separates
+    them; resampling the seeds too (issue 35) widens the interval past zero."""
+    rng = np.random.default_rng(2)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 120)]
+    drop = lambda k: [" ".join(r.split()[:len(r.split()) - k]) for r in references]
+    systems = {"a": [drop(0), drop(0), drop(4)], "b": [drop(1), drop(2), drop(2)]}
+    paired = metrics.compare_settings(systems, references, [("a", "b")], n_samples=400)
+    both = metrics.compare_settings(systems, references, [("a", "b")], n_samples=400,
+                                    resample_seeds=True)
+    assert paired[("a", "b")]["difference"] == both[("a", "b")]["difference"] > 0
+    assert paired[("a", "b")]["low"] > 0 and paired[("a", "b")]["p"] < 0.05
+    assert both[("a", "b")]["low"] < 0 < both[("a", "b")]["high"]
+    assert both[("a", "b")]["p"] > 0.05
+    width = lambda r: r[("a", "b")]["high"] - r[("a", "b")]["low"]  # noqa: E731
+    assert width(both) > 2 * width(paired)
+
+
 def test_paired_bootstrap_and_the_significance_table(tmp_path):
     from types import SimpleNamespace
     rng = np.random.default_rng(0)

@@ -90,16 +90,24 @@ def bleu_from_statistics(total: np.ndarray) -> float:
 
 def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
                      pairs: Sequence[tuple[str, str]], n_samples: int = 1000,
-                     seed: int = 12345) -> dict:
-    """Paired bootstrap (Koehn 2004) between settings of several seeds each.
+                     seed: int = 12345, resample_seeds: bool = False) -> dict:
+    """Bootstrap tests between settings of several seeds each.
 
     ``systems``: {setting: [hypotheses of each seed]}. A setting's score is the mean
-    over its seeds of corpus BLEU; every resample of the sentences (the same for every
-    system) gives each setting that mean, and for each pair (a, b) the difference
-    a − b. Returns {(a, b): {'difference': observed, 'low', 'high': its 95% percentile
-    interval, 'p': two-sided p-value}}, p = (1 + #{|d* − mean d*| ≥ |d|}) / (1 + B),
-    the centred test sacrebleu's paired bootstrap uses. Seeds are not resampled: the
-    spread between seeds is Welch's test's part (``stats.welch`` over seeds).
+    over its seeds of corpus BLEU. Each replicate resamples the test sentences (the same
+    draw for every system: the comparison stays paired on sentences) and scores every
+    setting on them; for each pair (a, b) it gives the difference a − b. Returns
+    {(a, b): {'difference': observed, 'low', 'high': its 95% percentile interval, 'p':
+    two-sided p-value}}, p = (1 + #{|d* − mean d*| ≥ |d|}) / (1 + B), the centred test
+    sacrebleu's paired bootstrap uses.
+
+    ``resample_seeds=False``: the paired bootstrap of Koehn (2004) on the seed means. It
+    holds each trained model fixed, so it asks whether *these* models differ.
+    ``resample_seeds=True``: the hierarchical (two-stage) bootstrap, which first draws
+    each setting's seeds with replacement, then the sentences: it asks whether the
+    *settings* differ, with the spread between training runs in the interval (issue 35:
+    the test for a claim about an attention function). With n seeds a setting has only
+    C(2n − 1, n) distinct seed draws (10 at n = 3), so its intervals are coarse.
     """
     count = len(references)
     rng = np.random.default_rng(seed)
@@ -107,11 +115,16 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     draws = np.stack([np.bincount(rng.integers(0, count, count), minlength=count)
                       for _ in range(n_samples)])
     observed, resampled = {}, {}
-    for setting in {name for pair in pairs for name in pair}:
+    for setting in sorted({name for pair in pairs for name in pair}):
         per_seed = [sentence_statistics(h, references) for h in systems[setting]]
         observed[setting] = np.mean([bleu_from_statistics(s.sum(0)) for s in per_seed])
-        resampled[setting] = np.mean(
-            [[bleu_from_statistics(row) for row in draws @ s] for s in per_seed], axis=0)
+        by_seed = np.array([[bleu_from_statistics(row) for row in draws @ s]
+                            for s in per_seed])  # [seeds, B]
+        if resample_seeds:
+            chosen = rng.integers(0, len(per_seed), (n_samples, len(per_seed)))
+            resampled[setting] = by_seed[chosen, np.arange(n_samples)[:, None]].mean(1)
+        else:
+            resampled[setting] = by_seed.mean(0)
     results = {}
     for a, b in pairs:
         difference = observed[a] - observed[b]

@@ -44,9 +44,9 @@ def markdown(rows, split: str, elapsed_s: float) -> str:
                   (f"{split}/bleu", f"{split}/chrf", "loss/validation", *lengths)]
         table.append(cells)
     verdicts = [[name, verdict({s: [r.get(key) for r in finished(rows) if r["setting"] == s]
-                               for s in settings}, digits=2)]
-                for key, name in ((f"{split}/bleu", f"BLEU ({split})"),
-                                  (f"{split}/chrf", f"chrF ({split})"))]
+                               for s in settings}, digits=2, rule=rule)]
+                for key, name, rule in ((f"{split}/bleu", f"BLEU ({split})", stats.BLEU),
+                                        (f"{split}/chrf", f"chrF ({split})", stats.CHRF))]
     return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
             "seed). BLEU and chrF by sacrebleu on detokenised output; source length in "
             "words.\n\n" + markdown_table(header, table)

@@ -150,6 +150,9 @@ class Translation:
         self.splits = {name: pipeline.tokenize(corpus, name, self.processor)
                        for name in corpus.splits}
         self.vocab_size = self.processor.get_piece_size()
+        # What BLEU and chrF compare with: each reference as the model could write it.
+        self.references = {name: subwords.normalize(split.target_texts)
+                           for name, split in self.splits.items() if name != "train"}
         sampler = (subwords.SubwordSampler(self.processor, task.subword_alpha,
                                            task.subword_nbest)
                    if task.subword_alpha > 0 else None)
@@ -195,7 +198,7 @@ class Translation:
         def evaluate(params) -> list[dict]:
             means = self._validation_means(teacher_forced, params)
             hypotheses, _ = self.translate(params, "validation", beam=False)
-            references = self.splits["validation"].target_texts
+            references = self.references["validation"]
             results = []
             for member in range(len(self.seeds)):
                 scores = metrics.corpus_scores(hypotheses[member], references)
@@ -267,14 +270,15 @@ class Translation:
         # The implicit analysis (analysis.implicit) runs once, here, on the final parameters.
         analysed = (self.analyse(params, samples) if held_out.enabled(self.config)
                     else [({}, [])] * len(runs))
+        references = self.references[task.eval_split]
         finals = []
         for member, run in enumerate(runs):
-            scores = metrics.corpus_scores(hypotheses[member], split.target_texts)
-            by_length = metrics.bleu_by_length(hypotheses[member], split.target_texts,
+            scores = metrics.corpus_scores(hypotheses[member], references)
+            by_length = metrics.bleu_by_length(hypotheses[member], references,
                                                split.source_texts, task.bleu_length_bins)
             scored = {f"{task.eval_split}/bleu": scores["bleu"],
                       f"{task.eval_split}/chrf": scores["chrf"]}
-            sample_rows = [{"source": split.source_texts[i], "reference": split.target_texts[i],
+            sample_rows = [{"source": split.source_texts[i], "reference": references[i],
                             "translation": hypotheses[member][i]} for i in samples]
             finals.append(Final(
                 log=scored | analysed[member][0],
@@ -287,19 +291,21 @@ class Translation:
                             "vocab_size": self.vocab_size}},
                 member={"bleu_by_length": by_length, "samples": sample_rows}))
             if run.workdir.is_writer:
-                self._write_translations(run.workdir, split, task.eval_split, hypotheses[member])
+                self._write_translations(run.workdir, split, references, task.eval_split,
+                                         hypotheses[member])
                 self._plot(run, step, member, drawn, by_length)
                 self._plot_explicit_vs_implicit(run, step, analysed[member][1])
         return finals
 
     @staticmethod
-    def _write_translations(workdir, split, name, hypotheses):
+    def _write_translations(workdir, split, references, name, hypotheses):
         """translations/<split>.{source,reference,hypothesis}.txt, one sentence a line:
         what sacrebleu's command line takes, e.g. for a paired bootstrap test between
-        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs)."""
+        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs). The references are the
+        normalised ones BLEU was computed against (subwords.normalize)."""
         folder = workdir.path / "translations"
         folder.mkdir(exist_ok=True)
-        for kind, lines in (("source", split.source_texts), ("reference", split.target_texts),
+        for kind, lines in (("source", split.source_texts), ("reference", references),
                             ("hypothesis", hypotheses)):
             (folder / f"{name}.{kind}.txt").write_text("".join(f"{line}\n" for line in lines))
 
