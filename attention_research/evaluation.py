@@ -42,6 +42,9 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
         if "align_hits" in stats:
             metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
                                                        stats["align_steps"][rows].sum())
+            if "align_any_hits" in stats:  # any position holding the emitted symbol
+                metrics[f"eval/align_acc_any/{name}"] = _ratio(
+                    stats["align_any_hits"][rows].sum(), stats["align_steps"][rows].sum())
             metrics[f"eval/attn_entropy/{name}"] = _ratio(stats["entropy"][rows].sum(), count)
             metrics[f"eval/attn_zero_share/{name}"] = _ratio(stats["zero_share"][rows].sum(),
                                                              count)
@@ -60,6 +63,12 @@ def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
         if "implicit_hits" in stats:  # the true alignment is known
             metrics[f"eval/implicit_align_acc/{name}"] = ratio("implicit_hits",
                                                                "implicit_steps")
+        # The same with any position holding the emitted symbol counted ("_any"), and
+        # for the other attribution methods read beside the configured one.
+        for key in (k for k in stats if k.endswith("_hits") and k.startswith(
+                ("implicit_", "rollout_")) and k not in ("implicit_hits", "rollout_hits")):
+            metrics[f"eval/{_alignment_name(key)}/{name}"] = ratio(
+                key, "rollout_steps" if key.startswith("rollout") else "implicit_steps")
         if "tau_sum" in stats:
             metrics[f"eval/implicit_tau/{name}"] = ratio("tau_sum", "tau_steps")
         if "rollout_hits" in stats:
@@ -68,6 +77,16 @@ def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
             metrics[f"eval/ablation_{key}/{name}"] = (float(stats[key][rows].mean())
                                                       if rows.any() else float("nan"))
     return metrics
+
+
+def _alignment_name(key: str) -> str:
+    """'implicit_gradient_any_hits' -> 'implicit_align_acc_any_gradient': held_out's
+    hit counts ``{kind}[_{method}][_any]_hits`` as metric names."""
+    base = key.removesuffix("_hits")
+    any_position = base.endswith("_any")
+    kind, _, method = base.removesuffix("_any").partition("_")
+    return (f"{kind}_align_acc" + ("_any" if any_position else "")
+            + (f"_{method}" if method else ""))
 
 
 def accuracy_by_length(stats: dict, lengths: np.ndarray) -> dict:

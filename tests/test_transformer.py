@@ -120,10 +120,12 @@ def test_rope_makes_the_dot_product_depend_on_the_offset_alone():
                                np.asarray(q[0, 0::2] ** 2 + q[0, 1::2] ** 2), rtol=1e-5)
 
 
-def test_rope_is_refused_for_scores_that_are_not_relative_under_it():
-    config = transformer.get_config("score=additive")
+@pytest.mark.parametrize("score", ["additive", "cosine"])
+def test_rope_is_refused_for_scores_that_are_not_relative_under_it(score):
+    """cosine too (issue 35): W R_m q · R_n k depends on m and n, not on n − m alone."""
+    config = transformer.get_config(f"score={score}")
     config.model.positions = "rope"
-    with pytest.raises(ConfigError, match="Valid scores with rope: dot, scaled_dot, cosine"):
+    with pytest.raises(ConfigError, match="Valid scores with rope: dot, scaled_dot$"):
         validate(config)
 
 

@@ -22,11 +22,22 @@ import jax
 import jax.numpy as jnp
 
 
-def argmax_hits(maps, positions):
+def argmax_hits(maps, positions, matches=None):
     """(hits [B], steps [B]): target steps whose map argmax over the source is the true
-    position ``positions`` [B, T] (-1: no true position, not counted)."""
+    position ``positions`` [B, T] (-1: no true position, not counted).
+
+    A step whose map is all zeros (hard monotonic attention that never stopped, say) is
+    a miss: its argmax, 0, points nowhere. With ``matches`` [B, T, S] (the source
+    positions that hold the symbol step t emits), any of them counts: on sort, where a
+    symbol may occur twice, the stable-sort position is one right answer of several
+    (issue 35)."""
     counted = positions >= 0
-    hits = (jnp.argmax(maps, -1) == positions) & counted
+    chosen = jnp.argmax(maps, -1)
+    if matches is None:
+        hit = chosen == positions
+    else:
+        hit = jnp.take_along_axis(matches, chosen[..., None], axis=-1)[..., 0]
+    hits = hit & (jnp.max(maps, -1) > 0) & counted
     return hits.sum(axis=1), counted.sum(axis=1)
 
 

@@ -19,7 +19,13 @@ that evaluation.range_metrics turns them into per-range means):
   the first drawn step when the source token ranked highest by the explicit weights,
   by the implicit map, or a random real one is zeroed (agreement.py);
 * ``rollout_hits`` / ``rollout_steps`` — the Transformer's rollout (rollout.py), at
-  every step (it costs one forward pass; where the alignment is known).
+  every step (it costs one forward pass; where the alignment is known);
+* ``*_any_hits`` — the same alignment counts with any source position that holds the
+  emitted symbol counted (``matches``; issue 35: on sort a repeated symbol has several
+  right positions, and the stable-sort one is only a convention);
+* ``implicit_<method>[_any]_hits`` — the implicit map's alignment by the other cheap
+  attribution methods too (``BESIDE``: gradient and gradient × input, one Jacobian
+  at x between them), so that integrated gradients' figures are read beside theirs.
 
 Translation has no known alignment: there the analysis gives τ and the drops
 (tasks/translation/analysis.py).
@@ -39,6 +45,9 @@ from attention_research.data import EOS, PAD
 
 # The ablation's choices of the source token to zero (explicit: models with weights).
 DROPS = ("explicit", "implicit", "random")
+# Attribution methods whose alignment is read beside the configured one's: each costs
+# one Jacobian at x (integrated gradients costs analysis.steps of them).
+BESIDE = ("gradient", "gradient_x_input")
 
 
 def enabled(config) -> bool:
@@ -80,12 +89,14 @@ def implicit_map(model, params, batch, options, steps=None):
     return implicit.as_distribution(attribution, real), x, log_probs
 
 
-def analyse(model, params, batch, weights, positions, probe, options, transformer: bool):
+def analyse(model, params, batch, weights, positions, probe, options, transformer: bool,
+            matches=None):
     """One member's analysis of a chunk: stats {name: [B]}. ``weights`` the
     teacher-forced explicit weights [B, T, S] or None; ``positions`` the true source
     positions [B, T] (-1: none), or None where the alignment is unknown (translation:
-    no alignment accuracy, and τ over every target token before EOS); ``probe`` a
-    chunk of ``probes``."""
+    no alignment accuracy, and τ over every target token before EOS); ``matches`` [B,
+    T, S] the source positions holding each step's symbol, or None; ``probe`` a chunk
+    of ``probes``."""
     size = _sub_batch_size(batch.source.shape[0], options.batch_size)
     known = positions is not None
     if not known:  # the steps τ counts: the target's tokens before EOS
@@ -95,7 +106,7 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
         return x.reshape((-1, size) + x.shape[1:])
 
     def one(part):
-        sub, explicit, where, (sampled, random) = part
+        sub, explicit, where, holds, (sampled, random) = part
         steps = sampled if options.target_steps else None
         found, x, log_probs = implicit_map(model, params, sub, options, steps)
         if steps is None:  # every step read: the ablation's step is the first drawn
@@ -108,6 +119,18 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
         if known:
             stats["implicit_hits"], stats["implicit_steps"] = agreement.argmax_hits(
                 found, where_read)
+            holds_read = None if holds is None else _at(holds, steps)
+            if holds is not None:
+                stats["implicit_any_hits"], _ = agreement.argmax_hits(found, where_read,
+                                                                      holds_read)
+            for method in (m for m in BESIDE if m != options.implicit):
+                other = implicit.as_distribution(implicit.attributions(
+                    lambda x: _at(log_probs(x), steps), x, sub.source > 0, method),
+                    sub.source > 0)
+                stats[f"implicit_{method}_hits"], _ = agreement.argmax_hits(other, where_read)
+                if holds is not None:
+                    stats[f"implicit_{method}_any_hits"], _ = agreement.argmax_hits(
+                        other, where_read, holds_read)
         ablated = sampled[:, 0]
         implicit_top = jnp.argmax(_at(found, first)[:, 0], -1)
         columns = [implicit_top, random]
@@ -126,11 +149,13 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
                                            options.rollout_residual)
             stats["rollout_hits"], stats["rollout_steps"] = agreement.argmax_hits(rolled,
                                                                                   where)
+            if holds is not None:
+                stats["rollout_any_hits"], _ = agreement.argmax_hits(rolled, where, holds)
         return stats
 
     parts = (jax.tree_util.tree_map(split, batch),
              None if weights is None else split(weights), split(positions),
-             tuple(split(p) for p in probe))
+             None if matches is None else split(matches), tuple(split(p) for p in probe))
     stats = jax.lax.map(one, parts)
     return jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), stats)
 

@@ -23,7 +23,7 @@ stacks. Positions (``model.positions``):
   every head's queries and keys are rotated by their positions, so their dot
   product depends on the offset n − m alone (and on its sign: unlike a symmetric
   bias, it tells left from right). For the scores that compare rotated vectors
-  directly: dot, scaled_dot, cosine.
+  directly: dot and scaled_dot (cosine's W acts after the rotation, so it is refused).
 
 Self- and cross-attention are ``make_attention(..., projections=True)``: multi-head attention over any score
 of the registry — ``scaled_dot`` as in the paper, ``dot``, ``general``,
@@ -55,7 +55,9 @@ from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 
 POSITIONS = ("sinusoidal", "learned", "alibi", "nope", "relative", "rope")
-ROTARY_SCORES = ("dot", "scaled_dot", "cosine")  # qᵀk of rotated vectors: relative
+# qᵀk of rotated vectors depends on the offset alone. Not cosine: its W multiplies the
+# rotated query, and W R_m q · R_n k is not a function of n − m (issue 35).
+ROTARY_SCORES = ("dot", "scaled_dot")
 RELATIVE_SCORES = ("dot", "scaled_dot")  # q·(k + a^K) splits into the two terms
 
 

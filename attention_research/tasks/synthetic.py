@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from attention_research import evaluation, plotting, reports
-from attention_research.analysis import held_out
+from attention_research.analysis import agreement, held_out
 from attention_research.attention import entropy
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
 from attention_research.decoding import greedy_decode
@@ -176,6 +176,17 @@ class SymbolTask:
         positions = jnp.pad(positions, ((0, 0), (0, steps - positions.shape[1])))
         return jnp.where(jnp.arange(steps)[None, :] < lengths, positions, -1)
 
+    @classmethod
+    def alignment_matches(cls, batch: Batch):
+        """[B, T, S]: the real source positions that hold the symbol output step t emits
+        (none at EOS and padding). On copy and reverse the true position is one of them;
+        where a symbol repeats, so are its other occurrences, and on sort, where the
+        stable-sort position is only a convention, any of them is right (issue 35)."""
+        positions = cls.alignment_targets(batch)
+        real = (batch.source != PAD)[:, None, :]
+        same = batch.source[:, None, :] == batch.targets[:, :, None]
+        return same & real & (positions >= 0)[:, :, None]
+
     # Evaluation ----------------------------------------------------------------------
 
     def make_evaluation(self, model, placement):
@@ -198,9 +209,10 @@ class SymbolTask:
             real = batch.targets != PAD
             if weights is not None:
                 position = self.alignment_targets(batch)
-                hits = (jnp.argmax(weights, -1) == position) & (position >= 0)
-                stats["align_hits"] = jnp.sum(hits, axis=1)
-                stats["align_steps"] = jnp.sum(position >= 0, axis=1)
+                stats["align_hits"], stats["align_steps"] = agreement.argmax_hits(
+                    weights, position)
+                stats["align_any_hits"], _ = agreement.argmax_hits(
+                    weights, position, self.alignment_matches(batch))
                 # How spread attention is: entropy of each real target step's weights
                 # (multi-head: of the head-averaged weights).
                 stats["entropy"] = jnp.sum(entropy(weights) * real, axis=1)
@@ -285,7 +297,8 @@ class SymbolTask:
         def analyse_member(params, batch: Batch, heatmap_rows, probe):
             _, weights = teacher_forced(model, params, batch)
             stats = held_out.analyse(model, params, batch, weights,
-                                     self.alignment_targets(batch), probe, options, transformer)
+                                     self.alignment_targets(batch), probe, options, transformer,
+                                     matches=self.alignment_matches(batch))
             shown = jax.tree_util.tree_map(lambda x: x[heatmap_rows], batch)
             maps = held_out.heatmap_maps(model, params, shown, options, transformer)
             if weights is not None:  # the teacher-forced weights the maps compare with
