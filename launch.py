@@ -99,10 +99,12 @@ def load_sweep(config_spec: str):
     return module.get_sweep(argument or None) if takes_argument else module.get_sweep()
 
 
-def record_destination(config_spec: str) -> Path:
-    """results/<name> beside the sweep file: experiments/results/NAME for experiments/NAME.py."""
+def record_destination(config_spec: str, name: str | None = None) -> Path:
+    """results/<name> beside the sweep file: experiments/results/NAME for
+    experiments/NAME.py, or the config's own name where it gives one (NAME_replication
+    for ``:replicate``, explicit_vs_implicit_translation for ``:task=translation``)."""
     path = Path(config_spec.partition(":")[0])
-    return path.parent / "results" / path.stem
+    return path.parent / "results" / (name or path.stem)
 
 
 def available_configs() -> str:
@@ -226,7 +228,7 @@ def run():
         if finished and jax.process_index() == 0:
             print((Path(workdir) / "summary.md").read_text())
         if _RECORD.value and jax.process_index() == 0:
-            destination = record_destination(spec)
+            destination = record_destination(spec, config.name)
             members = record(workdir, destination)
             print(f"recorded {len(members)} finished member(s)"
                   + (" and the report" if finished else "") + f" into {destination}")

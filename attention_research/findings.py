@@ -12,6 +12,13 @@ into one page, so no number on it is typed by hand:
     python -m attention_research.findings            # rebuild experiments/FINDINGS.md
     python -m attention_research.findings --redraw   # first redraw every recorded report
 
+Every "reproduced" and "holds" verdict is replicated on fresh seeds (issue 35): an
+experiment lists the findings its replication sweep decides (``REPLICATED``: train it
+with ``python launch.py --config=experiments/NAME.py:replicate``, seeds
+``REPLICATION_SEEDS``, recorded in ``results/NAME_replication``) and the ones too costly
+to replicate here (``NOT_REPLICATED``: {key: why}). The same ``findings`` code decides
+the replicate; a verdict it does not repeat becomes inconclusive, and the page says so.
+
 The page depends on nothing but the files under experiments/results/, so rebuilding it
 from a clean clone gives the same bytes.
 """
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import importlib.util
 import json
 from dataclasses import dataclass
@@ -33,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
 OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
 COMMAND = "python -m attention_research.findings"
+REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
+REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,8 @@ class Finding:
     verdict: str  # one of VERDICTS (OBSERVATION_VERDICTS for an observation)
     why: str  # the test behind the verdict
     plot: str | None = None  # relative to experiments/
+    replication: str | None = None  # what fresh seeds gave (REPLICABLE verdicts only)
+    replicated: str = ""  # the summary table's word for it: yes / no / pending / …
 
     def __post_init__(self):
         allowed = self.verdicts
@@ -171,16 +183,69 @@ def experiment_modules():
 
 
 def collect() -> list[tuple[str, Finding]]:
-    return [(name, finding) for name, module in experiment_modules()
-            for finding in module.findings(ROOT / "experiments" / "results" / name)]
+    results = ROOT / "experiments" / "results"
+    found = []
+    for name, module in experiment_modules():
+        own = module.findings(results / name)
+        found += [(name, f) for f in with_replication(module, own,
+                                                      results / f"{name}_replication")]
+    return found
+
+
+def replicate_findings(module, folder: Path) -> dict[str, Finding]:
+    """The module's findings decided on its replication record alone, with its seeds
+    read as ``REPLICATION_SEEDS`` (each experiment's code counts ``SEEDS``)."""
+    if not folder.is_dir():
+        return {}
+    saved = module.SEEDS
+    module.SEEDS = list(REPLICATION_SEEDS)
+    try:
+        return {f.key: f for f in module.findings(folder)}
+    finally:
+        module.SEEDS = saved
+
+
+def with_replication(module, own: list[Finding], folder: Path) -> list[Finding]:
+    """``own`` with what the replication gave each REPLICABLE verdict: repeated
+    (replicated), not repeated (the verdict becomes inconclusive), pending, or not
+    replicated with the experiment's stated reason. Never silent."""
+    covered = getattr(module, "REPLICATED", ())
+    costly = getattr(module, "NOT_REPLICATED", {})
+    fresh = replicate_findings(module, folder) if covered else {}
+    seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}"
+    out = []
+    for finding in own:
+        if finding.verdict not in REPLICABLE:
+            out.append(finding)
+            continue
+        again = fresh.get(finding.key)
+        verdict = finding.verdict
+        if finding.key in costly:
+            text, word = f"not replicated (cost: {costly[finding.key]})", "not (cost)"
+        elif finding.key not in covered:
+            text, word = "not replicated yet: no replication sweep covers it", "not yet"
+        elif again is None or again.verdict == "pending":
+            text, word = (f"pending: the replication on {seeds} is not recorded in full "
+                          f"(`python launch.py --config=experiments/<name>.py:replicate`)"
+                          + (f"; {again.ours}" if again else ""), "pending")
+        elif again.verdict == finding.verdict:
+            text, word = f"replicated on {seeds} ({again.verdict}): {again.ours}", "yes"
+        else:
+            verdict = "inconclusive"
+            text, word = (f"did not replicate: {seeds} give {again.verdict} ({again.ours}); "
+                          f"the first seeds gave {finding.verdict}"), "no"
+        out.append(dataclasses.replace(finding, verdict=verdict, replication=text,
+                                       replicated=word))
+    return out
 
 
 def _section(name: str, f: Finding) -> str:
     plot = f"\n\n![{f.title}]({f.plot})" if f.plot else ""
     claim = ("- **Claim:** ours alone (no paper states it)" if f.observation
              else f"- **Paper:** {f.paper}")
+    again = f"- **Replication:** {f.replication}\n" if f.replication else ""
     return (f'<a id="{f.key}"></a>\n### {f.title}\n\n{claim}\n'
-            f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n"
+            f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n{again}"
             f"- **Experiment:** [`experiments/{name}.py`]({name}.py), record in "
             f"[`results/{name}/`](results/{name}/){plot}")
 
@@ -189,18 +254,22 @@ def page(found) -> str:
     claims = [(name, f) for name, f in found if not f.observation]
     observed = [(name, f) for name, f in found if f.observation]
     summary = markdown_table(
-        ["finding", "paper", "ours", "verdict"],
-        [[f"[{f.title}](#{f.key})", f.paper, f.ours, f"**{f.verdict}**"] for _, f in claims])
+        ["finding", "paper", "ours", "verdict", "replicated"],
+        [[f"[{f.title}](#{f.key})", f.paper, f.ours, f"**{f.verdict}**", f.replicated or "—"]
+         for _, f in claims])
     counts = ", ".join(f"{sum(f.verdict == v for _, f in claims)} {v}" for v in VERDICTS)
     text = (f"# Findings\n\nGenerated by `{COMMAND}` from the committed files under "
             "`experiments/results/` alone; do not edit by hand. Each row: the paper's claim "
             "and number, ours with its 95% interval over seeds, and the verdict the "
-            f"experiment's `findings()` reaches by the test it names. {counts}.\n\n"
+            f"experiment's `findings()` reaches by the test it names. {counts}. Every "
+            "reproduced or holds verdict is rerun on seeds never used before; one the fresh "
+            "seeds do not repeat is inconclusive (the 'replicated' column; each section "
+            "says what the fresh seeds gave, or why they were not run).\n\n"
             + summary + "\n\n" + "\n\n".join(_section(n, f) for n, f in claims) + "\n")
     if observed:
-        table = markdown_table(["observation", "ours", "verdict"],
-                               [[f"[{f.title}](#{f.key})", f.ours, f"**{f.verdict}**"]
-                                for _, f in observed])
+        table = markdown_table(["observation", "ours", "verdict", "replicated"],
+                               [[f"[{f.title}](#{f.key})", f.ours, f"**{f.verdict}**",
+                                 f.replicated or "—"] for _, f in observed])
         tally = ", ".join(f"{sum(f.verdict == v for _, f in observed)} {v}"
                           for v in OBSERVATION_VERDICTS)
         text += ("\n## Observations\n\nClaims the README makes that no paper states, "

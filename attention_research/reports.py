@@ -311,8 +311,8 @@ def analysis_section(rows, settings, seen: str, label: str | None = None) -> str
             "token's embedding is zeroed — the zero embedding is also integrated gradients' "
             "baseline, so a comparison of drops favours that method by construction; each "
             "map is tested only against a random token here. 'Any': any source position "
-            "holding the emitted symbol counts (sort repeats symbols; the stable-sort "
-            "position is one convention). Last column: Welch's t-test over seeds, as "
+            "holding the emitted symbol counts (where a symbol repeats, the one true "
+            "position is a convention). Last column: Welch's t-test over seeds, as "
             "above.\n\n"
             + markdown_table(header, table))
 

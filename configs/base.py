@@ -25,6 +25,9 @@ ARGUMENTS = {
     "style": DECODER_STYLES,
 }
 TINY = "tiny"  # the shrink argument every config takes
+# Sweep files: train the experiment's deciding settings on fresh seeds, recorded apart
+# (experiments/results/NAME_replication; findings.REPLICATION_SEEDS).
+REPLICATE = "replicate"
 
 
 def parse_argument(arg: str | None, allowed: dict = ARGUMENTS) -> dict:
@@ -32,8 +35,8 @@ def parse_argument(arg: str | None, allowed: dict = ARGUMENTS) -> dict:
     checked against ``allowed`` (``tiny`` is always allowed)."""
     choices = {}
     for item in filter(None, (arg or "").split(",")):
-        if item == TINY:
-            choices[TINY] = True
+        if item in (TINY, REPLICATE):
+            choices[item] = True
             continue
         key, sep, value = item.partition("=")
         if not sep or key not in allowed:
@@ -164,5 +167,16 @@ def shrink(config):
 
 
 def shrink_if_tiny(config, arg: str | None):
-    """For sweep files, whose only argument is ``tiny``: ``config`` shrunk if it is given."""
-    return shrink(config) if parse_argument(arg, {}).get(TINY) else config
+    """For sweep files, whose arguments are ``tiny`` and ``replicate``: ``config`` shrunk
+    if ``tiny`` is given; named NAME_replication if ``replicate`` is (its record then
+    goes to experiments/results/NAME_replication)."""
+    choices = parse_argument(arg, {})
+    if choices.get(REPLICATE):
+        config.name += "_replication"
+    return shrink(config) if choices.get(TINY) else config
+
+
+def replicating(arg: str | None) -> bool:
+    """Whether a sweep file's argument asks for its replication on fresh seeds (beside
+    whatever other choices the file's own argument takes)."""
+    return REPLICATE in (arg or "").split(",")

@@ -31,7 +31,13 @@ def get_config(arg=None):
     return base.shrink_if_tiny(config, arg)
 
 
-def get_sweep():
+REPLICATED = ("fixed-vector-not-capacity",)
+
+
+def get_sweep(arg=None):
+    if base.replicating(arg):  # every model on fresh seeds (issue 35)
+        from attention_research.findings import REPLICATION_SEEDS
+        return sweeps.product(MODELS, sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(MODELS, sweeps.axis("config.seed", SEEDS))
 
 

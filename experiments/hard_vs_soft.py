@@ -73,19 +73,27 @@ def get_config(arg=None):
     return base.shrink_if_tiny(config, arg)
 
 
-def get_sweep():
+def get_sweep(arg=None):
     task, seed = sweeps.axis("config.task.name", TASKS), sweeps.axis("config.seed", SEEDS)
     weights = [{**XU_CODE_SETTINGS[1], f"{HARD}.reinforce_weight": weight}
                for weight in XU_CODE_WEIGHTS[1:]]
     copy = sweeps.axis("config.task.name", ["copy"])
     all_sampled = [{**XU_CODE_SETTINGS[0], f"{HARD}.reinforce_weight": weight}
                    for weight in ALL_SAMPLED_WEIGHTS]
+    if base.replicating(arg):  # what the replicable findings read, on fresh seeds
+        from attention_research.findings import REPLICATION_SEEDS
+        fresh = sweeps.axis("config.seed", list(REPLICATION_SEEDS))
+        both = [SETTINGS[0], SETTINGS[1], XU_CODE_SETTINGS[1]]  # soft, ours, Xu's code
+        return (sweeps.product(task, both, fresh) + sweeps.product(
+            copy, [NO_REINFORCE, XU_CODE_SETTINGS[0]] + all_sampled, fresh))
     return (sweeps.product(task, SETTINGS, seed)
             + sweeps.product(task, XU_CODE_SETTINGS, seed)
             + sweeps.product(copy, weights, seed)
             + sweeps.product(copy, [NO_REINFORCE] + all_sampled, seed))
 
 
+REPLICATED = ("reinforce-gradient-noise", "per-token-reinforce-is-slower",
+              "xu-soft-half-trains-the-attention")
 XU_TABLE = ("Xu et al. 2015, Table 1 (BLEU-4, soft / hard): Flickr8k 19.5 / 21.3, "
             "Flickr30k 18.9 / 19.9, COCO 24.3 / 25.0: hard attention, trained with their "
             "estimator, is slightly better")
@@ -126,26 +134,33 @@ SOFT_HALF_RULE = (
 
 
 def findings(results):
-    """Accuracy of Xu's estimator against soft; the noise of the gradients."""
+    """Accuracy of Xu's estimator against soft; the noise of the gradients; two
+    observations. Each waits for the settings it reads alone."""
     from attention_research import findings as f
     rows = f.report_rows(results)
-    settings = ([f"task-{task}_{s}" for task in TASKS for s in (SOFT, XU, XU_EQ12, OURS)]
-                + [f"task-copy_{XU_CODE_PREFIX}{w}" for w in XU_CODE_WEIGHTS])
-    complete = f.finished_members(rows, settings, len(SEEDS))
-    if complete < len(settings) * len(SEEDS):
-        what = (f"RNN, additive score, copy and reverse, 5 seeds: {complete} of "
-                f"{len(settings) * len(SEEDS)} members in the report")
-        speed = [f"task-{task}_{s}" for task in TASKS for s in (SOFT, OURS)]
-        return [f.pending("hard-attention-accuracy", "Hard attention (Xu's estimator) against "
-                          "soft", XU_TABLE, what),
-                f.pending("reinforce-gradient-noise", "REINFORCE's gradient is noisier than "
-                          "soft attention's", "Xu et al. 2015, §4.1: the moving-average "
-                          "baseline and the soft steps are there to reduce REINFORCE's "
-                          "variance (no number given)", what)] + (
-            [_per_token_speed(f, rows)]
-            if f.finished_members(rows, speed, len(SEEDS)) == len(speed) * len(SEEDS) else [])
-    return [_accuracy(f, rows), _noise(f, results), _per_token_speed(f, rows),
-            _soft_half(f, rows)]
+
+    def waiting(settings, key, title, paper):
+        needed = [f"task-{task}_{s}" for task, s in settings]
+        complete = f.finished_members(rows, needed, len(SEEDS))
+        if complete == len(needed) * len(SEEDS):
+            return None
+        return f.pending(key, title, paper, f"RNN, additive score, {len(SEEDS)} seeds: "
+                         f"{complete} of {len(needed) * len(SEEDS)} members in the report")
+
+    both = [(t, s) for t in TASKS for s in (SOFT, XU, OURS)]
+    accuracy = both + [(t, XU_EQ12) for t in TASKS] + [
+        ("copy", XU_CODE_PREFIX + str(w)) for w in XU_CODE_WEIGHTS]
+    noise_paper = ("Xu et al. 2015, §4.1: the moving-average baseline and the soft steps are "
+                   "there to reduce REINFORCE's variance (no number given)")
+    speed = [(t, s) for t in TASKS for s in (SOFT, OURS)]
+    return [
+        waiting(accuracy, "hard-attention-accuracy", "Hard attention (Xu's estimator) "
+                "against soft", XU_TABLE) or _accuracy(f, rows),
+        waiting(both, "reinforce-gradient-noise", "REINFORCE's gradient is noisier than "
+                "soft attention's", noise_paper) or _noise(f, results),
+        waiting(speed, "per-token-reinforce-is-slower", "Hard attention with a per-token "
+                "reward is slower than soft", None) or _per_token_speed(f, rows),
+        _soft_half(f, rows)]
 
 
 def _accuracy(f, rows):
@@ -227,7 +242,7 @@ def _soft_half(f, rows):
     needed = [f"task-copy_{s}" for s in [off, XU, SOFT] + sampled]
     complete = f.finished_members(rows, needed, len(SEEDS))
     if complete < len(needed) * len(SEEDS):
-        return f.pending(key, title, None, f"copy, 5 seeds: {complete} of "
+        return f.pending(key, title, None, f"copy, {len(SEEDS)} seeds: {complete} of "
                          f"{len(needed) * len(SEEDS)} members in the report")
     gap = stats.difference_interval(auc(off), auc(XU))
     worse = stats.contrast(auc(off), auc(XU), stats.ACCURACY)

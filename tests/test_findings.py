@@ -32,3 +32,45 @@ def test_every_plot_the_findings_page_shows_is_committed():
     missing = [path for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page)
                if not (experiments / path).is_file()]
     assert not missing, f"the findings page shows plots that are not committed: {missing}"
+
+
+def _module(decide, replicated=("claim",), costly=None):
+    """A stand-in experiment module: ``findings`` reads the seeds it is told to expect
+    and the verdict ``decide(folder, seeds)`` gives."""
+    from types import SimpleNamespace
+    module = SimpleNamespace(SEEDS=[0, 1, 2, 3, 4], REPLICATED=replicated,
+                             NOT_REPLICATED=costly or {})
+    module.findings = lambda folder: [findings.Finding(
+        "claim", "A claim", None, f"{len(module.SEEDS)} seeds",
+        decide(folder, tuple(module.SEEDS)), "a test")]
+    return module
+
+
+@pytest.mark.parametrize("fresh, verdict, word", [
+    ("holds", "holds", "yes"),
+    ("inconclusive", "inconclusive", "no"),   # not repeated: the verdict falls
+    ("pending", "holds", "pending"),
+])
+def test_a_verdict_stands_only_if_fresh_seeds_repeat_it(tmp_path, fresh, verdict, word):
+    (tmp_path / "x_replication").mkdir()
+    module = _module(lambda folder, seeds: fresh if seeds == findings.REPLICATION_SEEDS
+                     else "holds")
+    own = module.findings(tmp_path / "x")
+    found, = findings.with_replication(module, own, tmp_path / "x_replication")
+    assert (found.verdict, found.replicated) == (verdict, word)
+    assert module.SEEDS == [0, 1, 2, 3, 4]  # restored
+    if word == "yes":
+        assert "seeds 100–102 (holds): 3 seeds" in found.replication
+
+
+def test_a_verdict_without_a_replication_says_why(tmp_path):
+    module = _module(lambda folder, seeds: "holds", replicated=())
+    found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
+    assert found.replicated == "not yet" and found.verdict == "holds"
+    module = _module(lambda folder, seeds: "holds", costly={"claim": "8 CPU-hours"})
+    found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
+    assert found.replication == "not replicated (cost: 8 CPU-hours)"
+    # Only reproduced / holds verdicts need one.
+    module = _module(lambda folder, seeds: "inconclusive")
+    found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
+    assert found.replication is None and found.replicated == ""
