@@ -57,6 +57,9 @@ def _validate_attention(model):
     require(attn.coverage_loss == 0 or score != attention.NO_ATTENTION,
             "model.attention.coverage_loss charges repeated attention; score 'none' attends "
             "nowhere: set it to 0 or choose a score")
+    require(0.0 <= attn.coverage_loss_from < 1.0,
+            f"model.attention.coverage_loss_from is the share of train.num_steps after which "
+            f"the coverage loss is on: it must be in [0, 1), got {attn.coverage_loss_from}")
     hard = attn.hard
     require(0.0 <= hard.soft_fraction <= 1.0,
             f"model.attention.hard.soft_fraction must be in [0, 1], got {hard.soft_fraction}")

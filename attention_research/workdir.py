@@ -65,6 +65,7 @@ ADDED_FIELDS = {
     "model.attention.location_filters": 10,
     "model.attention.location_width": 201,
     "model.attention.coverage_loss": 0.0,
+    "model.attention.coverage_loss_from": 0.0,
     "task.coverage_penalty": 0.0,
     "model.attention.monotonic.bias": -4.0,
     "model.attention.monotonic.noise": 1.0,

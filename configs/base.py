@@ -91,6 +91,8 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     attention.location_filters = 10  # location_aware: filters F over α_{t-1} (Chorowski: 10)
     attention.location_width = 201  # location_aware: their width, odd (Chorowski: 201)
     attention.coverage_loss = 0.0  # RNN: λ of See et al.'s coverage loss (their λ = 1)
+    # ... on from this share of train.num_steps (See et al. add it for a final phase: 0.8)
+    attention.coverage_loss_from = 0.0
     attention.monotonic = monotonic = ml_collections.ConfigDict()  # Raffel et al. 2017
     monotonic.bias = -4.0  # initial r, the energy's learned bias: start by rarely stopping
     monotonic.noise = 1.0  # std of the Gaussian noise added before the sigmoid in training

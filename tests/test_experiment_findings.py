@@ -381,6 +381,8 @@ SEEN, UNSEEN, EARLY = "seq_acc/len1-25", "seq_acc/len26-50", "seq_acc/len1-25@st
 AS_CLAIMED = {
     **{("additive", t, SEEN): m for t, m in (("copy", 0.99), ("reverse", 0.99), ("sort", 0.75))},
     **{("coverage", t, SEEN): m for t, m in (("copy", 0.6), ("reverse", 0.6), ("sort", 0.03))},
+    **{("coverage, final phase", t, SEEN): m
+       for t, m in (("copy", 0.99), ("reverse", 0.99), ("sort", 0.75))},
     **{(n, t, SEEN): m for n in ("sparsemax", "entmax15", "local_m")
        for t, m in (("copy", 0.99), ("reverse", 0.99), ("sort", 0.75))},
     ("sparsemax", None, "attn_zero_share/len1-25"): 0.9,

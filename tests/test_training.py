@@ -357,3 +357,10 @@ def test_the_coverage_loss_is_added_as_see_et_al_write_it(score, alignment, head
     expected = float(nll) + 0.5 * (per_token * real).sum() / real.sum()
     assert float(loss) == pytest.approx(expected, rel=1e-5)
     assert float(loss) > float(nll)
+    # See et al.'s final phase: with coverage_loss_from 0.8 of 100 steps the loss is
+    # off before step 80 and on from it.
+    config.model.attention.coverage_loss_from = 0.8
+    late = make_loss(model, training_signal(config.model.attention, 100))
+    for step, on in ((0, False), (79, False), (80, True), (99, True)):
+        value, _ = late(params, batch, rngs, signal.init_state(), step)
+        assert float(value) == pytest.approx(expected if on else float(nll), rel=1e-5)

@@ -25,13 +25,15 @@ from attention_research.attention.reinforce import NoSignal
 from attention_research.attention import scores  # noqa: F401 (registers the scores)
 
 
-def training_signal(attention_config):
+def training_signal(attention_config, num_steps: int = 0):
     """The extra loss the configured attention trains with: its alignment's (hard:
-    REINFORCE) and the coverage loss when ``coverage_loss`` > 0, or none."""
+    REINFORCE) and the coverage loss when ``coverage_loss`` > 0 (from step
+    ``coverage_loss_from`` × ``num_steps`` on), or none."""
     make = ALIGNMENTS[attention_config.alignment].training_signal
     signals = [] if make is None else [make(attention_config)]
     if attention_config.coverage_loss > 0:
-        signals.append(CoverageLoss(attention_config.coverage_loss))
+        start = round(attention_config.get("coverage_loss_from", 0.0) * num_steps)
+        signals.append(CoverageLoss(attention_config.coverage_loss, start))
     if not signals:
         return NoSignal()
     return signals[0] if len(signals) == 1 else Signals(signals)

@@ -86,7 +86,7 @@ class NoSignal:
     def init_state(self) -> dict:
         return {}
 
-    def __call__(self, records, state, log_likelihood, mask):
+    def __call__(self, records, state, log_likelihood, mask, step=0):
         return 0.0, state
 
 
@@ -108,7 +108,7 @@ class Reinforce:
     def init_state(self) -> dict:
         return {"reward_baseline": jnp.zeros((), jnp.float32)}
 
-    def __call__(self, records, state, log_likelihood, mask):
+    def __call__(self, records, state, log_likelihood, mask, step=0):
         """(extra loss, new state) from what the model recorded and the per-token
         log-likelihood [B, T] of the targets (the rewards) on real tokens ``mask``."""
         rewards, averaged_over = jax.lax.stop_gradient(log_likelihood), mask

@@ -50,7 +50,7 @@ def make_loss(model, signal, label_smoothing: float = 0.0):
     """loss(params, batch, rngs, signal_state) -> (mean token loss (label-smoothed when
     ``label_smoothing`` > 0) + the alignment's training signal, (NLL, correct tokens,
     real tokens, new signal state))."""
-    def loss_fn(params, batch, rngs, signal_state):
+    def loss_fn(params, batch, rngs, signal_state, step=0):
         (logits, _), records = model.apply({"params": params}, batch.source,
                                            batch.target_inputs, train=True, rngs=rngs,
                                            mutable=list(signal.collections))
@@ -59,7 +59,7 @@ def make_loss(model, signal, label_smoothing: float = 0.0):
         likelihood_loss = jnp.sum(nll * real) / tokens
         fitted = jnp.sum(smoothed_losses(logits, nll, label_smoothing) * real) / tokens
         # REINFORCE's reward stays the log-likelihood, not the smoothed loss.
-        extra, signal_state = signal(records, signal_state, -nll, real)
+        extra, signal_state = signal(records, signal_state, -nll, real, step)
         # The reported loss is the NLL alone, comparable across formulations and
         # smoothing levels.
         return fitted + extra, (likelihood_loss, jnp.sum(correct), tokens, signal_state)
@@ -84,7 +84,7 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
     """
     train = config.train
     # The alignment's training signal: hard: REINFORCE; else nothing.
-    loss_fn = make_loss(model, training_signal(config.model.attention),
+    loss_fn = make_loss(model, training_signal(config.model.attention, train.num_steps),
                         train.label_smoothing)
 
     def train_step(state: TrainState, batch):
@@ -93,7 +93,7 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
         batch = placement.split_batch(batch)
         rngs = step_rngs(state.seed, state.step)
         (loss, (nll, correct, tokens, signal_state)), grads = jax.value_and_grad(
-            loss_fn, has_aux=True)(state.params, batch, rngs, state.signal_state)
+            loss_fn, has_aux=True)(state.params, batch, rngs, state.signal_state, state.step)
         grad_norm = optax.tree.norm(grads)
         updates, opt_state = tx.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, updates)
@@ -172,7 +172,8 @@ def make_gradient_statistics(model, config, placement, sample_batch):
     The attention's parameters are every leaf with 'attention' in its path (the
     Transformer's: all its attention layers).
     """
-    loss_fn = make_loss(model, training_signal(config.model.attention),
+    loss_fn = make_loss(model,
+                        training_signal(config.model.attention, config.train.num_steps),
                         config.train.label_smoothing)
     count = config.train.gradient_batches
 
@@ -183,7 +184,8 @@ def make_gradient_statistics(model, config, placement, sample_batch):
             batch = sample_batch(key)
             rngs = {name: jax.random.fold_in(rng, GRADIENT_STREAM)
                     for name, rng in step_rngs(state.seed, stream_step).items()}
-            grads = jax.grad(lambda p: loss_fn(p, batch, rngs, state.signal_state)[0])(
+            grads = jax.grad(lambda p: loss_fn(p, batch, rngs, state.signal_state,
+                                               state.step)[0])(
                 state.params)
             return jnp.concatenate([g.ravel() for g in attention_parameters(grads)])
 
