@@ -39,6 +39,10 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
         metrics[f"eval/seq_acc/{name}"] = float(stats["exact"][rows].mean())
         if "copied" in stats:  # pointer-generator: mean 1 − p_gen, how much it copies
             metrics[f"eval/copy_rate/{name}"] = _ratio(stats["copied"][rows].sum(), count)
+            for part in ("copyable", "novel"):  # tokens a source holds, and the others
+                if part in stats:
+                    metrics[f"eval/copy_rate_{part}/{name}"] = _ratio(
+                        stats[f"copied_{part}"][rows].sum(), stats[part][rows].sum())
         if "align_hits" in stats:
             metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
                                                        stats["align_steps"][rows].sum())

@@ -118,7 +118,7 @@ def findings(results):
                 for key, (title, paper) in _CLAIMS.items()]
     get = _Reader(f, rows)
     return [check(f, get) for check in (
-        _coverage, _sparse, _pointer_copies, _local_m, _monotonic, _dot_fits_fastest,
+        _coverage, _sparse, _local_m, _monotonic, _dot_fits_fastest,
         _scaled_dot_in_the_rnn, _location, _local_p_sort, _pointer_limits,
         _location_aware_sort, _cosine_unseen)]
 
@@ -147,9 +147,6 @@ _CLAIMS = {  # key: (title, paper; None: our observation)
      "Martins & Astudillo 2016 (abstract, SNLI): sparsemax attention performs similarly to "
      "softmax with a more compact focus; Peters, Niculae & Martins 2019: entmax "
      "attention is sparse at no loss (no number quoted here)"),
-    "pointer-generator-prefers-copying": ("The pointer-generator mostly copies",
-     "See, Liu & Manning 2017, §7.2: at test time p_gen averages 0.17, so the model "
-     "copies far more often than it generates"),
     "local-m-needs-monotonic-alignment": ("Local-m needs a monotonic alignment",
      "Luong, Pham & Manning 2015, §3.2: local-m sets p_t = t, 'assuming that source and "
      "target sequences are roughly monotonically aligned' (no number)"),
@@ -226,23 +223,6 @@ def _sparse(f, get):
                     f"softmax) lies above −{MARGIN} and most weights are exactly 0: "
                     "reproduced; an interval wholly below 0, or half the weights or fewer "
                     "at 0: not reproduced; else inconclusive")
-
-
-def _pointer_copies(f, get):
-    from attention_research import stats
-    rates = {t: stats.t_interval(get("pointer_generator", t, "copy_rate/len1-25"))
-             for t in TASKS}
-    ours = ("mean 1 − p_gen on lengths 1–25: " + ", ".join(
-        f"{t} {rates[t].cell()}" for t in TASKS) + "; every target but EOS is a source "
-        "symbol here, so copying is the answer, where summaries also need new words")
-    low = [r.low if r.low is not None else r.mean for r in rates.values()]
-    high = [r.high if r.high is not None else r.mean for r in rates.values()]
-    verdict = ("reproduced" if min(low) > 0.5 else "not reproduced" if max(high) < 0.5
-               else "inconclusive")
-    return _finding(f, "pointer-generator-prefers-copying", ours, verdict,
-                    "every task's 95% interval of the copy share "
-                    "1 − p_gen above 0.5 (copying preferred): reproduced; every one below: "
-                    "not reproduced; else inconclusive")
 
 
 def _local_m(f, get):

@@ -77,3 +77,30 @@ def test_a_pointer_generator_decoder_copies_a_source_symbol_its_vocabulary_never
     assert np.all(probabilities[1][:, [6, 7]] < 1e-6)
     copy_rate = np.asarray(jax.tree_util.tree_leaves(records["pointer"])[0])
     np.testing.assert_allclose(copy_rate, 1.0, atol=1e-6)  # 1 − p_gen
+
+
+def test_the_copy_share_is_split_between_tokens_a_source_holds_and_the_others():
+    """issue 35: 1 − p_gen over the target tokens some source position holds
+    (copyable) and over the others but EOS (novel), with their counts; with EOS they
+    make up the whole share."""
+    from attention_research.tasks import TASKS
+    from attention_research.training.steps import teacher_forced
+    config = tiny_config(task="substitute")
+    config.model.pointer_generator = True
+    task = TASKS["substitute"](config)
+    model = models.make_model(config, task.vocab_size, task.vocab_size)
+    batch = TASKS["substitute"].random_batch(jax.random.PRNGKey(3), 16, 6, 1, 4)
+    params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
+    stats, _ = teacher_forced(model, params, batch)
+    targets, source = np.asarray(batch.targets), np.asarray(batch.source)
+    symbol = (targets != data.PAD) & (targets != data.EOS)
+    held = (targets[:, :, None] == source[:, None, :]).any(-1)
+    np.testing.assert_array_equal(stats["copyable"], (symbol & held).sum(1))
+    np.testing.assert_array_equal(stats["novel"], (symbol & ~held).sum(1))
+    assert stats["novel"].sum() > 0 and stats["copyable"].sum() > 0
+    (_, _), records = model.apply({"params": params}, batch.source, batch.target_inputs,
+                                  mutable=["pointer"])
+    share = np.asarray(jax.tree_util.tree_leaves(records["pointer"])[0]).reshape(targets.shape)
+    at_eos = (share * (targets == data.EOS)).sum(1)
+    np.testing.assert_allclose(stats["copied_copyable"] + stats["copied_novel"] + at_eos,
+                               stats["copied"], rtol=1e-5)

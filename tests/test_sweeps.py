@@ -213,7 +213,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "formulations_check": (90, 18), "local_attention": (9, 3),
                 "hard_vs_soft": (100, 20), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
-                "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66)}
+                "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
+                "pointer_generator": (25, 5)}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))
     for name, (num_members, num_cohorts) in expected.items():
         spec = importlib.util.spec_from_file_location(name, root / "experiments" / f"{name}.py")

@@ -23,6 +23,25 @@ def test_batch_matches_the_task_definition(name):
         assert list(tgt_in[:length + 1]) == [data.BOS] + body  # teacher forcing shifts by one
 
 
+def test_substitute_copies_multiples_of_four_and_writes_the_rest_as_symbols_no_source_holds():
+    """tasks/substitute.py: sources hold even symbols only; the target copies the ones
+    divisible by 4 and writes each other one as the next odd symbol, in copy's order."""
+    batch = jax.device_get(TASKS["substitute"].random_batch(jax.random.PRNGKey(0), 64, 12,
+                                                            1, 9))
+    novel = copied = 0
+    for src, tgt_in, tgt, length in zip(*batch):
+        raw = [int(s) - data.NUM_SPECIAL for s in src[:length]]
+        assert all(r % 2 == 0 and 0 <= r < 12 for r in raw)
+        written = [r if r % 4 == 0 else r + 1 for r in raw]
+        assert [int(t) - data.NUM_SPECIAL for t in tgt[:length]] == written
+        assert tgt[length] == data.EOS and list(tgt_in[1:length + 1]) == list(tgt[:length])
+        novel += sum(w % 2 for w in written)
+        copied += sum(1 - w % 2 for w in written)
+    assert 0.35 < novel / (novel + copied) < 0.65  # about half must be generated
+    np.testing.assert_array_equal(  # the alignment is copy's
+        TASKS["substitute"].alignment_targets(batch), TASKS["copy"].alignment_targets(batch))
+
+
 def test_lengths_cover_the_range_uniformly():
     batch = TASKS["copy"].random_batch(jax.random.PRNGKey(1), 4000, 5, 3, 6)
     counts = np.bincount(np.asarray(batch.source_lengths), minlength=7)

@@ -1,5 +1,5 @@
 """Tasks, registered by name: the symbol tasks sampled on device (``copy``,
-``reverse``, ``sort``) and ``translation`` on a real corpus. Each implements the Task protocol
+``reverse``, ``sort``, ``substitute``) and ``translation`` on a real corpus. Each implements the Task protocol
 (``protocol.py``); the training loop, the config checks and the sweep reports ask this
 registry and name no task. Adding a task: one module, one entry in ``TASKS``, its tests.
 """
@@ -9,10 +9,12 @@ from __future__ import annotations
 from attention_research.errors import ConfigError
 from attention_research.tasks.protocol import Final, Run, Task
 from attention_research.tasks.sort import Sort
+from attention_research.tasks.substitute import Substitute
 from attention_research.tasks.synthetic import Copy, Reverse
 from attention_research.tasks.translation.task import Translation
 
-TASKS: dict[str, type] = {task.name: task for task in (Copy, Reverse, Sort, Translation)}
+TASKS: dict[str, type] = {task.name: task
+                          for task in (Copy, Reverse, Sort, Substitute, Translation)}
 DEFAULT_TASK = "reverse"  # what a config runs when its argument names no task
 
 

@@ -48,6 +48,16 @@ class SymbolTask:
         """[B, S]: the source position output step t reads (t < L; any at padding)."""
         raise NotImplementedError
 
+    @staticmethod
+    def draw_symbols(key, shape, num_symbols: int):
+        """Raw source symbols (values in [0, num_symbols)): uniform over all of them."""
+        return jax.random.randint(key, shape, 0, num_symbols)
+
+    @staticmethod
+    def target_tokens(read):
+        """The target token of each step from the source token it reads (PAD stays)."""
+        return read
+
     # The config fragment -----------------------------------------------------------
 
     @classmethod
@@ -125,7 +135,7 @@ class SymbolTask:
         valid = positions < lengths[:, None]
         source = jnp.where(valid, symbols + NUM_SPECIAL, PAD).astype(jnp.int32)
         body = jnp.take_along_axis(source, cls.source_positions(source, lengths), axis=1)
-        body = jnp.where(valid, body, PAD)
+        body = cls.target_tokens(jnp.where(valid, body, PAD))
         padded = jnp.pad(body, ((0, 0), (0, 1)))
         targets = jnp.where(jnp.arange(padded.shape[1])[None, :] == lengths[:, None], EOS, padded)
         target_inputs = jnp.pad(targets, ((0, 0), (1, 0)), constant_values=BOS)[:, :-1]
@@ -138,7 +148,7 @@ class SymbolTask:
         """A fresh batch with lengths uniform in [min_length, max_length]; jit-friendly."""
         length_key, symbol_key = jax.random.split(key)
         lengths = jax.random.randint(length_key, (batch_size,), min_length, max_length + 1)
-        symbols = jax.random.randint(symbol_key, (batch_size, max_length), 0, num_symbols)
+        symbols = cls.draw_symbols(symbol_key, (batch_size, max_length), num_symbols)
         return cls.make_batch(symbols, lengths)
 
     @classmethod
@@ -149,8 +159,8 @@ class SymbolTask:
         Drawn from its own seed, so it is the same for every run, member and resume.
         """
         lengths = np.repeat(np.arange(min_length, max_length + 1), examples_per_length)
-        symbols = jax.random.randint(jax.random.PRNGKey(seed), (len(lengths), max_length),
-                                     0, num_symbols)
+        symbols = cls.draw_symbols(jax.random.PRNGKey(seed), (len(lengths), max_length),
+                                   num_symbols)
         return jax.tree_util.tree_map(np.asarray,
                                       cls.make_batch(symbols, jnp.asarray(lengths, jnp.int32)))
 

@@ -14,7 +14,7 @@ import optax
 
 from attention_research.attention import training_signal
 from attention_research.attention.reinforce import recorded
-from attention_research.data import PAD, Batch
+from attention_research.data import EOS, PAD, Batch
 from attention_research.decoding import beam_search, greedy_decode
 from attention_research.training import health
 from attention_research.training.state import (
@@ -214,7 +214,11 @@ def over_members(fn, placement, shared: int = 1, static_argnums=()):
 
 def teacher_forced(model, params, batch: Batch):
     """Per-example nll, correct and count under teacher forcing, and the weights; with a
-    pointer-generator also ``copied``, the sum of 1 − p_gen over real target tokens."""
+    pointer-generator also ``copied``, the sum of 1 − p_gen over real target tokens, and
+    the same sum apart over the tokens that some source position holds (``copyable``)
+    and over the others but EOS (``novel``: only generation writes them), with their
+    counts (issue 35: a share of copying means something only beside what was
+    copyable)."""
     (logits, weights), records = model.apply({"params": params}, batch.source,
                                              batch.target_inputs, mutable=["pointer"])
     nll, correct, count = token_statistics(logits, batch.targets)
@@ -222,6 +226,11 @@ def teacher_forced(model, params, batch: Batch):
     if "pointer" in records:
         share = recorded(records, "copy_probability")  # [B, T] 1 − p_gen
         stats["copied"] = jnp.sum(share * (batch.targets != PAD), axis=1)
+        symbol = (batch.targets != PAD) & (batch.targets != EOS)
+        held = jnp.any(batch.targets[:, :, None] == batch.source[:, None, :], axis=-1)
+        for name, tokens in (("copyable", symbol & held), ("novel", symbol & ~held)):
+            stats[f"copied_{name}"] = jnp.sum(share * tokens, axis=1)
+            stats[name] = jnp.sum(tokens, axis=1)
     return stats, weights
 
 
