@@ -104,6 +104,13 @@ def token_accuracy_by_length(stats: dict, lengths: np.ndarray) -> dict:
             for n in np.unique(lengths)}
 
 
+def token_accuracy_by_position(stats: dict) -> dict:
+    """{target position (1-based): teacher-forced token accuracy} over every held-out
+    example long enough to have that position (EOS included)."""
+    correct, real = stats["correct_at"].sum(0), stats["real_at"].sum(0)
+    return {int(t) + 1: float(correct[t] / real[t]) for t in np.flatnonzero(real)}
+
+
 def heatmap_indices(lengths: np.ndarray, train_max_length: int, count: int):
     """Indices of ``count`` held-out examples spread over the lengths, seen and longer."""
     if count == 0:

@@ -64,7 +64,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     config.task.name = choices.get("task", DEFAULT_TASK)  # a registered task; its fields follow
 
     config.model = model = ml_collections.ConfigDict()
-    model.family = family  # a registered model family: rnn | transformer
+    model.family = family  # a registered model family: rnn | transformer | decoder_only
     model.cell = choices.get("cell", "lstm")  # rnn: lstm | gru
     model.bidirectional = True  # encoder reads both ways; hidden_size is split between them
     model.num_layers = 1  # encoder and decoder depth

@@ -22,6 +22,16 @@ receive a gradient: they keep their initial values. The finding compares Dehghan
 number with the sinusoidal and learned Transformers; alibi, nope, relative and rope
 test whether absolute positions are the cause (alibi's and nope's encoders keep
 sinusoidal positions, see models/transformer.py).
+
+Issue 35 added the regime Press et al., Shaw et al.'s claim and the NoPE papers are
+about: a decoder-only Transformer (models/decoder_only.py: 4 causal layers, 4 heads,
+reading ``source BOS target``), where each scheme is the only position signal of every
+layer. Its members are appended after the others. The position findings are decided
+there (their rules below, written before those members were trained); the
+encoder-decoder rows stay beside them as a second regime whose encoder is sinusoidal.
+Every member's summary.json also holds teacher-forced token accuracy by target position
+(``token_acc_by_position``), so a model right on its first 20 positions and wrong after
+them shows as such.
 """
 
 from pathlib import Path
@@ -37,7 +47,35 @@ MODELS = ([{SCORE: score} for score in ("additive", "dot", "cosine", "location_a
              {SCORE: "additive", "config.model.pointer_generator": True}]
           + [{**TRANSFORMER, "config.model.positions": p}
              for p in ("sinusoidal", "learned", "alibi", "nope", "relative", "rope")])
+POSITION_SCHEMES = ("sinusoidal", "learned", "alibi", "nope", "relative", "rope")
+DECODER_ONLY = [{"config.model.family": "decoder_only", SCORE: "scaled_dot",
+                 "config.model.attention.num_heads": 4, "config.model.num_layers": 4,
+                 "config.model.positions": p} for p in POSITION_SCHEMES]
+MODELS = MODELS + DECODER_ONLY  # appended: the recorded members keep their cohorts
 ABSOLUTE = ("sinusoidal", "learned")  # the Transformers of Dehghani et al.'s comparison
+NEAR = range(21, 41)  # target positions 21-40: twice the trained length
+# The decision rules of the position findings, written before the decoder-only members
+# were trained (issue 35).
+DEHGHANI_RULE = (
+    "the decoder-only Transformer with sinusoidal and with learned positions, sequence "
+    "accuracy on lengths 81-200 after training on 1-20, 5 seeds: reproduced if every "
+    "one's 95% interval lies at or below 0.1 on both tasks, not reproduced otherwise. The "
+    "encoder-decoder Transformers are shown beside (a second regime)")
+PRESS_RULE = (
+    "decoder-only, teacher-forced token accuracy on target positions 21-40 (twice the "
+    "trained length; the closest measure here to Press et al.'s perplexity on longer "
+    "inputs), 5 seeds: reproduced if on both tasks ALiBi keeps at least half its accuracy "
+    "on positions 1-20 (the low end of its 95% interval) and is above sinusoidal by the "
+    "accuracy rule (Holm over the 2 tasks); not reproduced if on a task ALiBi's interval "
+    "lies below half its accuracy on 1-20 or it is below sinusoidal by the rule; else "
+    "inconclusive. Sequence accuracy on 21-80 and the encoder-decoder (whose encoder is "
+    "sinusoidal) are shown beside")
+SHAW_RULE = (
+    "decoder-only with relative positions (k = 16), teacher-forced token accuracy on target "
+    "positions 21-40, 5 seeds: reproduced if on both tasks it keeps at least half its "
+    "accuracy on positions 1-20 (the low end of its 95% interval); not reproduced if on a "
+    "task its interval lies below that half; else inconclusive. Its sinusoidal "
+    "counterpart and the encoder-decoder (relative in both stacks) are shown beside")
 SEEDS = [0, 1, 2, 3, 4]
 TASKS = ["copy", "reverse"]
 DEHGHANI = {"copy": 0.03, "reverse": 0.06}
@@ -78,7 +116,22 @@ def findings(results):
 
 
 def _transformer(positions: str) -> dict:
-    return next(m for m in MODELS if m.get("config.model.positions") == positions)
+    """The encoder-decoder Transformer with ``positions``."""
+    return next(m for m in MODELS if m.get("config.model.positions") == positions
+                and m["config.model.family"] == "transformer")
+
+
+def _decoder_only(positions: str) -> dict:
+    return next(m for m in DECODER_ONLY if m["config.model.positions"] == positions)
+
+
+def _near(f, results, model, task) -> tuple[list, list]:
+    """Per seed: teacher-forced token accuracy over target positions 1-20 and 21-40
+    (each member's token_acc_by_position, positions weighted equally)."""
+    finals = f.member_finals(results, _setting(model, task))
+    mean = lambda by, span: sum(by[str(p)] for p in span) / len(span)  # noqa: E731
+    return ([mean(m["token_acc_by_position"], range(1, 21)) for m in finals],
+            [mean(m["token_acc_by_position"], NEAR) for m in finals])
 
 
 def _plot(results, name: str, only: str) -> str:
@@ -107,7 +160,7 @@ def _dehghani(f, rows, results):
     key, title = "transformer-fails-far-beyond-training", "Transformers fail on lengths far beyond training"
     paper = ("Dehghani et al. 2018, Table 4: a Transformer trained on length 40, tested on "
              "400, sequence accuracy ≈ 0.03 on copy and 0.06 on reverse")
-    models = [_transformer(p) for p in ABSOLUTE]
+    models = [_decoder_only(p) for p in ABSOLUTE]
     waiting = _missing(f, rows, models, key, title, paper)
     if waiting:
         return waiting
@@ -117,18 +170,31 @@ def _dehghani(f, rows, results):
             values = f.column(rows, "seq_acc/len81-200", setting=_setting(model, task))
             interval = stats.t_interval(values)
             low.append(interval.high is not None and interval.high <= 0.1)
-            parts.append(f"{task}, {model['config.model.positions']} positions: "
-                         f"{cell(values)} (paper {DEHGHANI[task]})")
+            positions = model["config.model.positions"]
+            other = f.column(rows, "seq_acc/len81-200",
+                             setting=_setting(_transformer(positions), task))
+            parts.append(f"{task}, {positions} positions: {cell(values)} (encoder-decoder "
+                         f"{cell(other)}; paper {DEHGHANI[task]})")
     return f.Finding(
         key, title, paper,
-        "sequence accuracy on lengths 81-200 after training on 1-20: " + "; ".join(parts),
-        "reproduced" if all(low) else "not reproduced",
-        "every Transformer's 95% interval on lengths 81-200 lies at or below 0.1",
+        "sequence accuracy on lengths 81-200 after training on 1-20, decoder-only "
+        "Transformer: " + "; ".join(parts),
+        "reproduced" if all(low) else "not reproduced", DEHGHANI_RULE,
         _plot(results, "seq_acc_by_length_copy.png", "positions-sinusoidal"))
 
 
+def _keeps(seen, near) -> str:
+    """'kept' if the interval of accuracy on positions 21-40 lies at or above half the
+    mean on 1-20, 'lost' if below it, else 'unclear'."""
+    from attention_research import stats
+    interval, half = stats.t_interval(near), stats.finite(seen).mean() / 2
+    if interval.low is None:
+        return "unclear"
+    return "kept" if interval.low >= half else "lost" if interval.high < half else "unclear"
+
+
 def _press(f, rows, results):
-    """ALiBi above sinusoidal on lengths up to 4x the training length, by Welch's t."""
+    """ALiBi against sinusoidal positions at twice the trained length, decoder-only."""
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     key, title = "alibi-extrapolates", "ALiBi extrapolates beyond the training length"
@@ -136,71 +202,69 @@ def _press(f, rows, results):
              "with ALiBi trained on inputs of length 1024 extrapolates to 2048 with the "
              "perplexity of a sinusoidal model trained on 2048, while sinusoidal "
              "positions fail a few tokens beyond the training length")
-    alibi, sinusoidal = _transformer("alibi"), _transformer("sinusoidal")
+    alibi, sinusoidal = _decoder_only("alibi"), _decoder_only("sinusoidal")
     waiting = _missing(f, rows, [alibi, sinusoidal], key, title, paper)
     if waiting:
         return waiting
+    near = {(m["config.model.positions"], t): _near(f, results, m, t)
+            for m in (alibi, sinusoidal) for t in TASKS}
+    if any(len(seen) < len(SEEDS) for seen, _ in near.values()):
+        return f.pending(key, title, paper, "the members' token accuracy by position "
+                         "(summary.json) is not recorded for every seed")
+    tests = stats.contrasts([(near["alibi", t][1], near["sinusoidal", t][1]) for t in TASKS],
+                            stats.ACCURACY)
+    kept = [_keeps(*near["alibi", t]) for t in TASKS]
     parts = []
-    for task in TASKS:
-        a = f.column(rows, "seq_acc/len21-80", setting=_setting(alibi, task))
-        b = f.column(rows, "seq_acc/len21-80", setting=_setting(sinusoidal, task))
-        _, test = f.separated(a, b)
-        far = [cell(f.column(rows, "seq_acc/len81-200", setting=_setting(m, task)))
-               for m in (alibi, sinusoidal)]
-        parts.append(f"{task}: ALiBi {cell(a)} vs sinusoidal {cell(b)} on lengths 21-80 "
-                     f"({test}); on 81-200 {far[0]} vs {far[1]}")
-    # Issue 35: in this model ALiBi governs only the decoder's self-attention; the
-    # encoder keeps sinusoidal positions and fails past position 20 in every arm, so
-    # no outcome here can show what ALiBi does. The claim is decided in the regime Press
-    # et al. test, where the scheme is the only position signal (a decoder-only model).
-    return f.Finding(
-        key, title, paper,
-        "seq2seq Transformer (2 layers, 4 heads) trained on 1-20; ALiBi in the decoder's "
-        "self-attention, the encoder sinusoidal in both (models/transformer.py says why): "
-        + "; ".join(parts),
-        "inconclusive",
-        "this regime cannot test the claim: the sinusoidal encoder fails past position 20 "
-        "in every arm, whatever the decoder's positions do, and both arms sit at the floor "
-        "(stats.ACCURACY). To be decided in a decoder-only model, where ALiBi is the only "
-        "position signal (Press et al.'s regime; issue 35, not yet recorded)",
-        _plot(results, "seq_acc_by_length_reverse.png", "positions-alibi"))
+    for task, test, keep in zip(TASKS, tests, kept):
+        seq = lambda model: cell(f.column(rows, "seq_acc/len21-80",  # noqa: E731
+                                          setting=_setting(model, task)))
+        parts.append(
+            f"{task}: token accuracy at positions 21-40 ALiBi {cell(near['alibi', task][1])} "
+            f"(1-20: {cell(near['alibi', task][0])}, {keep}) against sinusoidal "
+            f"{cell(near['sinusoidal', task][1])} ({test.words(corrected=True)}); sequence "
+            f"accuracy 21-80 {seq(alibi)} against {seq(sinusoidal)}; encoder-decoder "
+            f"(sinusoidal encoder) {seq(_transformer('alibi'))} against "
+            f"{seq(_transformer('sinusoidal'))}")
+    verdict = ("reproduced" if all(k == "kept" for k in kept) and all(t.above for t in tests)
+               else "not reproduced" if "lost" in kept or any(t.below for t in tests)
+               else "inconclusive")
+    return f.Finding(key, title, paper, "decoder-only Transformer trained on 1-20: "
+                     + "; ".join(parts), verdict, PRESS_RULE,
+                     _plot(results, "seq_acc_by_length_reverse.png", "positions-alibi"))
 
 
 def _shaw(f, rows, results):
-    """Relative positions on lengths 21-80 against their own accuracy on 1-20: Shaw et
-    al. give no number, so the verdict asks whether the accuracy carries over at all
-    (half of the seen lengths'), and Welch's t against sinusoidal says whether it helps."""
-    from attention_research import stats
+    """Relative positions at twice the trained length, decoder-only."""
     from attention_research.reports import interval_cell as cell
     key, title = "relative-positions-generalise", "Relative positions generalise to unseen lengths"
     paper = ("Shaw, Uszkoreit & Vaswani 2018, §3.2 (no number): clipping relative "
              "distances to ±k lets the model generalise to sequence lengths not seen in "
              "training")
-    relative, sinusoidal = _transformer("relative"), _transformer("sinusoidal")
+    relative, sinusoidal = _decoder_only("relative"), _decoder_only("sinusoidal")
     waiting = _missing(f, rows, [relative, sinusoidal], key, title, paper)
     if waiting:
         return waiting
-    parts, outcomes = [], []
+    if any(len(_near(f, results, m, t)[0]) < len(SEEDS) for m in (relative, sinusoidal)
+           for t in TASKS):
+        return f.pending(key, title, paper, "the members' token accuracy by position "
+                         "(summary.json) is not recorded for every seed")
+    parts, kept = [], []
     for task in TASKS:
-        seen = f.column(rows, "seq_acc/len1-20", setting=_setting(relative, task))
-        longer = f.column(rows, "seq_acc/len21-80", setting=_setting(relative, task))
-        other = f.column(rows, "seq_acc/len21-80", setting=_setting(sinusoidal, task))
-        interval, half = stats.t_interval(longer), stats.finite(seen).mean() / 2
-        outcomes.append("kept" if interval.low >= half
-                        else "lost" if interval.high < half else "unclear")
-        _, test = f.separated(longer, other)
-        parts.append(f"{task}: 1-20 {cell(seen)}, 21-80 {cell(longer)} (sinusoidal "
-                     f"{cell(other)}, {test})")
-    verdict = ("reproduced" if all(o == "kept" for o in outcomes)
-               else "not reproduced" if "lost" in outcomes else "inconclusive")
-    return f.Finding(
-        key, title, paper,
-        "seq2seq Transformer (2 layers, 4 heads), relative representations in every "
-        "self-attention (k = 16, no absolute positions), trained on 1-20: " + "; ".join(parts),
-        verdict,
-        "reproduced: on both tasks the 95% interval on lengths 21-80 lies at or above half "
-        "the mean on 1-20; not reproduced: below it on a task; else inconclusive",
-        _plot(results, "seq_acc_by_length_reverse.png", "positions-relative"))
+        seen, near = _near(f, results, relative, task)
+        kept.append(_keeps(seen, near))
+        other = _near(f, results, sinusoidal, task)[1]
+        seq = lambda model: cell(f.column(rows, "seq_acc/len21-80",  # noqa: E731
+                                          setting=_setting(model, task)))
+        parts.append(f"{task}: token accuracy 1-20 {cell(seen)}, 21-40 {cell(near)} "
+                     f"({kept[-1]}; sinusoidal {cell(other)}); sequence accuracy 21-80 "
+                     f"{seq(relative)}; encoder-decoder, relative in both stacks "
+                     f"{seq(_transformer('relative'))}")
+    verdict = ("reproduced" if all(k == "kept" for k in kept)
+               else "not reproduced" if "lost" in kept else "inconclusive")
+    return f.Finding(key, title, paper, "decoder-only Transformer, relative representations "
+                     "(k = 16) in every layer, trained on 1-20: " + "; ".join(parts),
+                     verdict, SHAW_RULE,
+                     _plot(results, "seq_acc_by_length_reverse.png", "positions-relative"))
 
 
 def _chorowski(f, rows, results):

@@ -114,7 +114,8 @@ def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None
     """Every Transformer scores 0.97 on 1-20 and ``transformer_accuracy`` on 81-200 and
     21-80, but ALiBi scores ``alibi_accuracy`` and relative positions
     ``relative_accuracy`` (if given) on 21-80; the RNNs 0.5 beyond 1-20, or
-    ``rnn[score]`` on 21-80 and 81-200 alike."""
+    ``rnn[score]`` on 21-80 and 81-200 alike. Each decoder-only member's summary.json
+    has token accuracy 0.97 on target positions 1-20 and its 21-80 value on 21-40."""
     lg = EXPERIMENTS["length_generalization"]
     rows = []
     for model in lg.MODELS:
@@ -125,24 +126,30 @@ def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None
             near = {"alibi": alibi_accuracy, "relative": relative_accuracy}.get(positions)
             near = accuracy if near is None else near
             for seed in seeds if seeds is not None else lg.SEEDS:
-                rows.append({"setting": lg._setting(model, task), "seed": seed,
+                setting = lg._setting(model, task)
+                rows.append({"setting": setting, "seed": seed,
                              "status": "finished", "seq_acc/len1-20": _around(0.97, seed),
                              "seq_acc/len21-80": max(0.0, _around(near, seed)),
                              "seq_acc/len81-200": max(0.0, _around(accuracy, seed))})
+                if model in lg.DECODER_ONLY:
+                    by_position = {str(p): _around(0.97 if p <= 20 else near, seed)
+                                   for p in range(1, 42)}
+                    _write_member(results, setting, seed, "summary.json", json.dumps(
+                        {"status": "finished",
+                         "members": [{"token_acc_by_position": by_position}]}))
     _write_report(results, rows)
 
 
-# ALiBi in this seq2seq regime is inconclusive whatever the numbers (issue 35: its
-# encoder is sinusoidal, so the regime cannot test Press et al.'s claim).
 @pytest.mark.parametrize("accuracy, alibi, relative, expected, press, shaw", [
-    (0.03, 0.5, 0.8, "reproduced", "inconclusive", "reproduced"),
-    # ALiBi no better than sinusoidal; relative positions lose what they learned
-    (0.5, 0.5, 0.03, "not reproduced", "inconclusive", "not reproduced"),
-    # higher, but no test separates; relative at half its seen accuracy
-    (0.03, 0.03 + 1e-3, 0.485, "reproduced", "inconclusive", "inconclusive"),
+    (0.03, 0.8, 0.8, "reproduced", "reproduced", "reproduced"),
+    # ALiBi and relative positions lose what they learned beyond position 20
+    (0.5, 0.03, 0.03, "not reproduced", "not reproduced", "not reproduced"),
+    # ALiBi keeps its accuracy but so does sinusoidal; relative at half its seen accuracy
+    (0.8, 0.8, 0.485, "not reproduced", "inconclusive", "inconclusive"),
 ])
 def test_length_generalization_verdict(tmp_path, accuracy, alibi, relative, expected, press,
                                        shaw):
+    """Decided in the decoder-only family (issue 35)."""
     lg = EXPERIMENTS["length_generalization"]
     keys = ("transformer-fails-far-beyond-training", "alibi-extrapolates",
             "relative-positions-generalise")
@@ -170,9 +177,10 @@ def test_location_aware_extrapolation_verdict(tmp_path, aware, content, expected
 def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp_path):
     """--only=positions-alibi and --only=positions-sinusoidal each report their members
     (only/TEXT/summary.csv); ALiBi's finding needs no other member of the sweep."""
+    import shutil
     lg = EXPERIMENTS["length_generalization"]
     full = tmp_path / "full"
-    _length_record(full, 0.03, 0.5)
+    _length_record(full, 0.03, 0.8)
     rows = findings.read_table(full / "summary.csv")
     record = tmp_path / "record"
     for text in ("positions-alibi", "positions-sinusoidal"):
@@ -183,10 +191,13 @@ def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp
         _write_report(record / "only" / f"{text}_task-copy",
                       [row for row in part if "copy" in row["setting"]])
     verdicts = _verdicts(lg, record)
-    # decided from the --only reports, not pending (inconclusive in this regime: above)
-    assert verdicts["alibi-extrapolates"] == "inconclusive"
+    assert verdicts["alibi-extrapolates"] == "pending"  # it reads the members' files too
+    shutil.copytree(full / "members", record / "members")
+    verdicts = _verdicts(lg, record)
+    assert verdicts["alibi-extrapolates"] == "reproduced"
     assert verdicts["transformer-fails-far-beyond-training"] == "pending"  # no learned yet
-    assert len(findings.report_rows(record)) == 2 * 2 * len(lg.SEEDS)
+    # each text names an encoder-decoder and a decoder-only setting, on both tasks
+    assert len(findings.report_rows(record)) == 2 * 2 * 2 * len(lg.SEEDS)
 
 
 # --- fixed_vector ------------------------------------------------------------------

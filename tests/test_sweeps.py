@@ -207,7 +207,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (345, 69), "length_generalization": (120, 24),
+    expected = {"compare_attention": (345, 69), "length_generalization": (180, 36),
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (90, 18), "local_attention": (9, 3),

@@ -8,6 +8,7 @@ from attention_research.models.registry import (
 from attention_research.models.rnn import CELLS, DECODER_STYLES, Seq2Seq
 from attention_research.models.transformer import (
     POSITIONS, Transformer, check_transformer_attention)
+from attention_research.models.decoder_only import DecoderOnly
 
 
 def make_model(config, source_vocab_size: int, target_vocab_size: int) -> EncoderDecoder:
@@ -19,6 +20,6 @@ def make_model(config, source_vocab_size: int, target_vocab_size: int) -> Encode
     return FAMILIES[family].build(config, source_vocab_size, target_vocab_size)
 
 
-__all__ = ["CELLS", "DECODER_STYLES", "EncoderDecoder", "FAMILIES", "Family", "POSITIONS",
+__all__ = ["CELLS", "DECODER_STYLES", "DecoderOnly", "EncoderDecoder", "FAMILIES", "Family", "POSITIONS",
            "Seq2Seq", "Transformer", "attention_kwargs", "check_transformer_attention",
            "make_model", "max_source_length"]

@@ -214,8 +214,15 @@ class SymbolTask:
         chunk = min(self.config.task.eval_batch_size, num_examples)
         heatmaps = np.asarray(self.heatmap_indices, np.int32)
 
+        full_width = self.eval_set.targets.shape[1]
+
         def evaluate_member(params, batch: Batch, heatmap_rows):
-            stats, weights = teacher_forced(model, params, batch)
+            stats, weights = teacher_forced(model, params, batch, per_position=True)
+            # Token accuracy by target position (issue 35: a model right on its first 20
+            # positions and wrong after them shows as such), padded to the set's width
+            # so that chunks of any width concatenate.
+            for key in ("correct_at", "real_at"):
+                stats[key] = jnp.pad(stats[key], ((0, 0), (0, full_width - stats[key].shape[1])))
             real = batch.targets != PAD
             if weights is not None:
                 position = self.alignment_targets(batch)
@@ -293,6 +300,7 @@ class SymbolTask:
                     "by_length": evaluation.accuracy_by_length(member_stats, self.eval_lengths),
                     "token_by_length": evaluation.token_accuracy_by_length(member_stats,
                                                                            self.eval_lengths),
+                    "token_by_position": evaluation.token_accuracy_by_position(member_stats),
                     "examples": {k: v[member] for k, v in examples.items()},
                     "exact": member_stats["exact"]})
             return results
@@ -348,6 +356,7 @@ class SymbolTask:
             finals.append(Final(summary={}, log=analysis, member={
                 "seq_acc_by_length": result["by_length"],
                 "token_acc_by_length": result["token_by_length"],
+                "token_acc_by_position": result["token_by_position"],
                 f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
                 f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
         return finals

@@ -212,17 +212,19 @@ def over_members(fn, placement, shared: int = 1, static_argnums=()):
                    out_shardings=placement.replicated)
 
 
-def teacher_forced(model, params, batch: Batch):
+def teacher_forced(model, params, batch: Batch, per_position: bool = False):
     """Per-example nll, correct and count under teacher forcing, and the weights; with a
     pointer-generator also ``copied``, the sum of 1 − p_gen over real target tokens, and
     the same sum apart over the tokens that some source position holds (``copyable``)
     and over the others but EOS (``novel``: only generation writes them), with their
     counts (issue 35: a share of copying means something only beside what was
-    copyable)."""
+    copyable). ``per_position`` adds the per-token ``correct_at`` and ``real_at`` [B, T]."""
     (logits, weights), records = model.apply({"params": params}, batch.source,
                                              batch.target_inputs, mutable=["pointer"])
     nll, correct, count = token_statistics(logits, batch.targets)
     stats = {"nll": nll, "correct": correct, "count": count}
+    if per_position:  # [B, T]: each target token right (teacher forced), and real
+        _, stats["correct_at"], stats["real_at"] = token_losses(logits, batch.targets)
     if "pointer" in records:
         share = recorded(records, "copy_probability")  # [B, T] 1 − p_gen
         stats["copied"] = jnp.sum(share * (batch.targets != PAD), axis=1)
