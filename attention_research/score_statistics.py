@@ -17,6 +17,8 @@ Each figure is the mean over queries of one draw (one parameter and data seed); 
 table gives the mean over seeds and its 95% t interval.
 
     python -m attention_research.score_statistics --out=experiments/results/score_scaling
+    python -m attention_research.score_statistics \
+        --out=experiments/results/score_scaling_replication --first-seed=100 --seeds=3
 """
 
 from __future__ import annotations
@@ -61,10 +63,11 @@ def measure(score: str, dim: int, seed: int, *, source_length: int = 25,
             "jacobian_norm": float(jnp.mean(jnp.sqrt(jnp.sum(jacobian ** 2, axis=(1, 2)))))}
 
 
-def table(seeds: int = 5, **kwargs) -> list[dict]:
-    """One row per score, dimension and seed."""
+def table(seeds: int = 5, first_seed: int = 0, **kwargs) -> list[dict]:
+    """One row per score, dimension and seed (``first_seed`` … ``first_seed + seeds − 1``)."""
     return [{"score": score, "d": dim, "seed": seed, **measure(score, dim, seed, **kwargs)}
-            for score, dim, seed in itertools.product(SCORES, DIMS, range(seeds))]
+            for score, dim, seed in itertools.product(SCORES, DIMS,
+                                                      range(first_seed, first_seed + seeds))]
 
 
 def markdown(rows, source_length: int = 25) -> str:
@@ -104,12 +107,13 @@ def plot(path, rows):
                    axes=tuple(axes), shared_legend=True)
 
 
-def write(out, seeds: int = 5):
+def write(out, seeds: int = 5, first_seed: int = 0):
     """untrained.md, untrained.csv and plots/untrained_statistics.png under ``out``."""
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
-    rows = table(seeds)
-    command = f"python -m attention_research.score_statistics --out={out} --seeds={seeds}"
+    rows = table(seeds, first_seed)
+    command = (f"python -m attention_research.score_statistics --out={out} --seeds={seeds}"
+               + (f" --first-seed={first_seed}" if first_seed else ""))
     write_atomically(out / "untrained.md", "# score_scaling: untrained scores\n\n"
                      + markdown(rows) + f"\nCommand: `{command}`\n")
     write_csv(out / "untrained.csv", rows)
@@ -122,8 +126,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="folder for untrained.md/.csv and plots/")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the first seed (a replication uses seeds never used: 100)")
     args = parser.parse_args(argv)
-    write(args.out, args.seeds)
+    write(args.out, args.seeds, args.first_seed)
     print((Path(args.out) / "untrained.md").read_text())
 
 

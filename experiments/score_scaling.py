@@ -45,6 +45,11 @@ def get_sweep():
                           sweeps.axis("config.seed", SEEDS))
 
 
+# The untrained measurement is replicated by score_statistics on seeds 100-102
+# (`python -m attention_research.score_statistics
+# --out=experiments/results/score_scaling_replication --first-seed=100 --seeds=3`).
+REPLICATED = ("score-std-grows-as-root-d", "dot-saturates-the-softmax")
+
 VASWANI = ("Vaswani et al. 2017, §3.2.1 and footnote 4: with unit-variance components, "
            "qᵀk has variance d_k, so its spread grows as √d_k (×8 from d_k = 16 to 1024)")
 
