@@ -226,7 +226,8 @@ def with_replication(module, own: list[Finding], folder: Path) -> list[Finding]:
             text, word = "not replicated yet: no replication sweep covers it", "not yet"
         elif again is None or again.verdict == "pending":
             text, word = (f"pending: the replication on {seeds} is not recorded in full "
-                          f"(`python launch.py --config=experiments/<name>.py:replicate`)"
+                          f"(`python launch.py --config=experiments/"
+                          f"{folder.name.removesuffix('_replication')}.py:replicate`)"
                           + (f"; {again.ours}" if again else ""), "pending")
         elif again.verdict == finding.verdict:
             text, word = f"replicated on {seeds} ({again.verdict}): {again.ours}", "yes"

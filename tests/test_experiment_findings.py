@@ -6,6 +6,7 @@ metrics.jsonl or summary.json), with values made to differ by a known amount."""
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -307,6 +308,22 @@ def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
     assert {_verdicts(lt, tmp_path / "partial")[k] for k in LUONG_KEYS} == {"pending"}
     _luong_record(tmp_path / "tied", {s: 0 for s in lt.PAPER})
     assert {_verdicts(lt, tmp_path / "tied")[k] for k in LUONG_KEYS} == {"inconclusive"}
+
+
+def test_luong_table4_decides_dot_over_location_from_those_two_alone(tmp_path):
+    """A replication records dot and location only: that row is decided, the rest wait."""
+    lt = EXPERIMENTS["luong_table4"]
+    record = tmp_path / "luong_table4_replication"
+    _luong_record(record, {s: 2 for s in lt.PAPER})
+    for folder in (record / "members").glob("*"):
+        if not folder.name.startswith(("score-dot_seed", "score-location_seed")):
+            shutil.rmtree(folder)
+    rows = [r for r in findings.read_table(record / "summary.csv")
+            if r["setting"] in ("score-dot", "score-location")]
+    _write_report(record, rows)
+    verdicts = _verdicts(lt, record)
+    assert verdicts["luong-global-dot-over-location"] == "inconclusive"  # equal quality
+    assert verdicts["luong-global-dot-vs-general"] == "pending"
 
 
 def test_luong_table4_verdicts_resample_the_seeds(tmp_path):
