@@ -65,6 +65,7 @@ def _validate_attention(model):
             f"model.attention.hard.soft_fraction must be in [0, 1], got {hard.soft_fraction}")
     choice(hard.soft_unit, reinforce.SOFT_UNITS, "model.attention.hard.soft_unit")
     choice(hard.reward, reinforce.REWARDS, "model.attention.hard.reward")
+    choice(hard.test_context, reinforce.TEST_CONTEXTS, "model.attention.hard.test_context")
     require(0.0 <= hard.baseline_decay < 1.0,
             f"model.attention.hard.baseline_decay must be in [0, 1), got {hard.baseline_decay}")
     require(hard.reinforce_weight >= 0 and hard.entropy_weight >= 0,

@@ -188,8 +188,29 @@ def collect() -> list[tuple[str, Finding]]:
     for name, module in experiment_modules():
         own = module.findings(results / name)
         found += [(name, f) for f in with_replication(module, own,
-                                                      results / f"{name}_replication")]
+                                                      results / f"{name}_replication",
+                                                      results / name)]
     return found
+
+
+def config_differences(original: Path, replication: Path) -> list[str]:
+    """The replicated settings whose config differs from the first run's in anything but
+    the seed (a replication must rerun the same experiment)."""
+    from attention_research.reports import setting_name
+    first = {}
+    for path in sorted(Path(original).glob("members/*/config.json")):
+        first.setdefault(setting_name(path.parent.name), path)
+    differing = []
+    for path in sorted(Path(replication).glob("members/*/config.json")):
+        setting = setting_name(path.parent.name)
+        if setting in first and setting not in differing:
+            a, b = (json.loads(p.read_text()) for p in (first[setting], path))
+            for config in (a, b):
+                config.pop("seed", None)
+                config.pop("name", None)
+            if a != b:
+                differing.append(setting)
+    return differing
 
 
 def replicate_findings(module, folder: Path) -> dict[str, Finding]:
@@ -205,13 +226,16 @@ def replicate_findings(module, folder: Path) -> dict[str, Finding]:
         module.SEEDS = saved
 
 
-def with_replication(module, own: list[Finding], folder: Path) -> list[Finding]:
+def with_replication(module, own: list[Finding], folder: Path,
+                     original: Path | None = None) -> list[Finding]:
     """``own`` with what the replication gave each REPLICABLE verdict: repeated
     (replicated), not repeated (the verdict becomes inconclusive), pending, or not
-    replicated with the experiment's stated reason. Never silent."""
+    replicated with the experiment's stated reason. Never silent. A replication whose
+    settings differ from the first run's in anything but the seed counts as none."""
     covered = getattr(module, "REPLICATED", ())
     costly = getattr(module, "NOT_REPLICATED", {})
-    fresh = replicate_findings(module, folder) if covered else {}
+    differing = config_differences(original, folder) if original and folder.is_dir() else []
+    fresh = replicate_findings(module, folder) if covered and not differing else {}
     seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}"
     out = []
     for finding in own:
@@ -224,6 +248,9 @@ def with_replication(module, own: list[Finding], folder: Path) -> list[Finding]:
             text, word = f"not replicated (cost: {costly[finding.key]})", "not (cost)"
         elif finding.key not in covered:
             text, word = "not replicated yet: no replication sweep covers it", "not yet"
+        elif differing:
+            text, word = (f"not replicated: the replication's config differs from the first "
+                          f"run's for {', '.join(differing)}", "not (config)")
         elif again is None or again.verdict == "pending":
             text, word = (f"pending: the replication on {seeds} is not recorded in full "
                           f"(`python launch.py --config=experiments/"
@@ -251,6 +278,14 @@ def _section(name: str, f: Finding) -> str:
             f"[`results/{name}/`](results/{name}/){plot}")
 
 
+def _tally(found) -> str:
+    """How the reproduced / holds verdicts stand with their replications."""
+    words = [f.replicated for _, f in found if f.verdict in REPLICABLE]
+    counts = {w: words.count(w) for w in dict.fromkeys(words)}
+    return (f"of {len(words)} reproduced or holds verdicts, " + ", ".join(
+        f"{n} {'replicated' if w == 'yes' else w}" for w, n in counts.items()))
+
+
 def page(found) -> str:
     claims = [(name, f) for name, f in found if not f.observation]
     observed = [(name, f) for name, f in found if f.observation]
@@ -263,9 +298,11 @@ def page(found) -> str:
             "`experiments/results/` alone; do not edit by hand. Each row: the paper's claim "
             "and number, ours with its 95% interval over seeds, and the verdict the "
             f"experiment's `findings()` reaches by the test it names. {counts}. Every "
-            "reproduced or holds verdict is rerun on seeds never used before; one the fresh "
-            "seeds do not repeat is inconclusive (the 'replicated' column; each section "
-            "says what the fresh seeds gave, or why they were not run).\n\n"
+            "reproduced or holds verdict is rerun on seeds never used before (3 of them, "
+            "fewer than most first runs: a replicate has less power); one the fresh seeds "
+            "do not repeat is inconclusive (the 'replicated' column; each section says what "
+            "the fresh seeds gave, or why they were not run). Until its replication is "
+            f"recorded a verdict counts as its first seeds gave it: {_tally(found)}.\n\n"
             + summary + "\n\n" + "\n\n".join(_section(n, f) for n, f in claims) + "\n")
     if observed:
         table = markdown_table(["observation", "ours", "verdict", "replicated"],

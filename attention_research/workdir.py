@@ -48,6 +48,7 @@ RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size",
 ADDED_FIELDS = {
     "model.attention.hard.reward": "token",
     "model.attention.hard.soft_unit": "step",
+    "model.attention.hard.test_context": "argmax",
     "train.gradient_batches": 0,
     "train.curve_eval_every": 0,
     "task.eval_range_ends": [],

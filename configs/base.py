@@ -105,6 +105,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     hard.reinforce_weight = 1.0  # lambda_r: weight of the REINFORCE term (Xu's code: 0.1)
     hard.entropy_weight = 1e-3  # lambda_e: weight of the entropy bonus
     hard.baseline_decay = 0.9  # moving-average baseline b <- decay * b + (1 - decay) * mean reward
+    hard.test_context = "argmax"  # evaluation: argmax position | expected (Xu's code: alpha)
 
     config.mesh = mesh = ml_collections.ConfigDict()  # devices: axes ('member', 'data')
     mesh.member = 0  # devices a cohort's members are spread over; 0: all that data leaves

@@ -95,7 +95,15 @@ def get_config(arg=None):
     return base.shrink_if_tiny(config, arg)
 
 
-def get_sweep():
+REPLICATED = ("rope-fits-seen-lengths-worse",)
+
+
+def get_sweep(arg=None):
+    if base.replicating(arg):  # the encoder-decoder's RoPE and sinusoidal, fresh seeds
+        from attention_research.findings import REPLICATION_SEEDS
+        models = [_transformer("rope"), _transformer("sinusoidal")]
+        return sweeps.product(models, sweeps.axis("config.task.name", TASKS),
+                              sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(MODELS, sweeps.axis("config.task.name", TASKS),
                           sweeps.axis("config.seed", SEEDS))
 

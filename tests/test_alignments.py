@@ -311,6 +311,17 @@ def test_local_p_centres_use_each_rows_own_length_not_the_padded_width():
     assert np.all(centres[1] <= short)
 
 
+def test_hard_attention_can_evaluate_with_the_expected_context_as_xus_code_does():
+    """hard.test_context='expected' (Xu et al.'s generate_caps.py: sampling=False reads
+    α): at evaluation the context is Σ_s α_s v_s, the soft one."""
+    queries, values, mask = _inputs()
+    module = attention.make_attention("additive", query_dim=D, key_dim=D, attention_dim=5,
+                                      max_length=S, alignment="hard", test_context="expected")
+    variables = module.init(jax.random.PRNGKey(0), queries, values, mask, method=_forward)
+    context, weights = module.apply(variables, queries, values, mask, method=_forward)
+    np.testing.assert_allclose(context, np.einsum("bts,bsd->btd", weights, values), rtol=1e-5)
+
+
 def test_hard_attention_evaluates_at_the_argmax_even_when_the_weights_are_nearly_flat():
     """Near-uniform α with a unique argmax: a sample would land elsewhere almost always,
     so only the argmax passes for every query."""

@@ -74,3 +74,23 @@ def test_a_verdict_without_a_replication_says_why(tmp_path):
     module = _module(lambda folder, seeds: "inconclusive")
     found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
     assert found.replication is None and found.replicated == ""
+
+
+def test_a_replication_of_another_config_counts_as_none(tmp_path):
+    """The replicate must rerun the same experiment: a setting whose config differs from
+    the first run's in anything but the seed is no replication."""
+    import json
+    for folder, seed, rate in (("x", 0, 0.003), ("x_replication", 100, 0.01)):
+        member = tmp_path / folder / "members" / f"score-dot_seed-{seed}"
+        member.mkdir(parents=True)
+        (member / "config.json").write_text(json.dumps(
+            {"seed": seed, "name": folder, "train": {"learning_rate": rate}}))
+    assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == [
+        "score-dot"]
+    module = _module(lambda folder, seeds: "holds")
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication", tmp_path / "x")
+    assert found.replicated == "not (config)" and "score-dot" in found.replication
+    (tmp_path / "x_replication" / "members" / "score-dot_seed-100" / "config.json").write_text(
+        json.dumps({"seed": 100, "name": "x_replication", "train": {"learning_rate": 0.003}}))
+    assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == []

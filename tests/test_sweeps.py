@@ -211,7 +211,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (90, 18), "local_attention": (9, 3),
-                "hard_vs_soft": (100, 20), "transformer_scores": (15, 3),
+                "hard_vs_soft": (120, 24), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5)}

@@ -42,6 +42,7 @@ def training_signal(attention_config, num_steps: int = 0):
 def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: int,
                    max_length: int, alignment: str = "global", window: int = 10,
                    soft_fraction: float = 0.0, soft_unit: str = "step",
+                   test_context: str = "argmax",
                    num_heads: int = 1, projections: bool = False,
                    head_dim: int = 0, fused: bool = False, normalizer: str = "softmax",
                    filters: int = 10, filter_width: int = 201, monotonic_bias: float = -4.0,
@@ -90,7 +91,7 @@ def make_attention(score: str, *, query_dim: int, key_dim: int, attention_dim: i
                                     filters=filters, filter_width=filter_width)
     core = Attention(score_fn=score_fn, score_name=score, alignment=alignment, window=window,
                      predictor_dim=attention_dim, soft_fraction=soft_fraction,
-                     soft_unit=soft_unit, normalizer=normalizer,
+                     soft_unit=soft_unit, test_context=test_context, normalizer=normalizer,
                      monotonic_bias=monotonic_bias, monotonic_noise=monotonic_noise,
                      name=None if multihead else name)
     if not multihead:

@@ -143,6 +143,9 @@ class Attention(nn.Module):
     predictor_dim: int = 64  # width of W_p in local_p's position predictor
     soft_fraction: float = 0.0  # hard: share of steps that use the expected context
     soft_unit: str = "step"  # hard: draw soft_fraction per target "step" or per "sequence"
+    # hard, at evaluation: the most probable position ("argmax") or the expected context
+    # ("expected": Xu et al.'s generate_caps.py decodes with sampling=False, i.e. α)
+    test_context: str = "argmax"
     normalizer: str = "softmax"  # scores -> weights: softmax | sparsemax | entmax15
     monotonic_bias: float = -4.0  # monotonic: initial value of the energy's bias r
     monotonic_noise: float = 1.0  # monotonic: std of the pre-sigmoid noise in training
@@ -224,6 +227,8 @@ class Attention(nn.Module):
 
     def _hard_context(self, weights, values):
         if not self.has_rng("sample"):  # evaluation: the most probable position
+            if self.test_context == "expected":
+                return jnp.einsum("bts,bsd->btd", weights, values)
             chosen = jax.nn.one_hot(jnp.argmax(weights, -1), weights.shape[-1], dtype=values.dtype)
             return jnp.einsum("bts,bsd->btd", chosen, values)
         sample_key, soft_key = jax.random.split(self.make_rng("sample"))

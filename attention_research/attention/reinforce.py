@@ -45,6 +45,7 @@ import jax.numpy as jnp
 
 REWARDS = ("token", "sequence", "sequence_mean")  # hard.reward
 SOFT_UNITS = ("step", "sequence")  # hard.soft_unit: what one soft_fraction draw decides
+TEST_CONTEXTS = ("argmax", "expected")  # hard.test_context: the context at evaluation
 
 
 def recorded(records, name: str):

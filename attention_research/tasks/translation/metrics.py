@@ -106,8 +106,11 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     ``resample_seeds=True``: the hierarchical (two-stage) bootstrap, which first draws
     each setting's seeds with replacement, then the sentences: it asks whether the
     *settings* differ, with the spread between training runs in the interval (issue 35:
-    the test for a claim about an attention function). With n seeds a setting has only
-    C(2n − 1, n) distinct seed draws (10 at n = 3), so its intervals are coarse.
+    the test for a claim about an attention function). Resampling n seeds shrinks their
+    spread by (n − 1)/n, so each replicate's seed scores are first spread about their mean
+    by √(n/(n − 1)) (the small-sample correction of the bootstrap of a mean). With n seeds
+    a setting has only C(2n − 1, n) distinct seed draws (10 at n = 3): its intervals are
+    coarse, and a test over 3 seeds detects only large differences.
     """
     count = len(references)
     rng = np.random.default_rng(seed)
@@ -121,7 +124,11 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
         by_seed = np.array([[bleu_from_statistics(row) for row in draws @ s]
                             for s in per_seed])  # [seeds, B]
         if resample_seeds:
-            chosen = rng.integers(0, len(per_seed), (n_samples, len(per_seed)))
+            n = len(per_seed)
+            if n > 1:  # undo the bootstrap's (n − 1)/n shrinkage of the seeds' spread
+                centre = by_seed.mean(0)
+                by_seed = centre + (by_seed - centre) * np.sqrt(n / (n - 1))
+            chosen = rng.integers(0, n, (n_samples, n))
             resampled[setting] = by_seed[chosen, np.arange(n_samples)[:, None]].mean(1)
         else:
             resampled[setting] = by_seed.mean(0)

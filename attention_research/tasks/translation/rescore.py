@@ -1,22 +1,25 @@
-"""Rescore recorded translations against normalised references, from their files alone.
+"""Rescore recorded translations from their files alone, as the task now scores them.
 
-Records written before references were normalised (issue 35) scored hypotheses made of
-NFKC-normalised pieces against raw references: a reference holding "…" (U+2026) could
-never be matched, since the model writes "...". This reads each member's committed
-``translations/<split>.{source,reference,hypothesis}.txt``, normalises the references
-as ``subwords.normalize`` does, and rewrites what depends on them:
+Records written before issue 35 scored hypotheses made of NFKC-normalised pieces against
+raw references: a reference holding "…" (U+2026) could never be matched, since the model
+writes "...". The task now writes such forms back in its hypotheses before scoring
+(``subwords.restoration`` of the training targets: "..." -> "…" on ding_de_en). This
+reads each member's committed ``translations/<split>.{source,reference,hypothesis}.txt``,
+restores the hypotheses with the mapping given (``--restore FORM=CHARACTER``, the
+training targets' mapping, which the record's files alone cannot give), and rewrites:
 
 - ``summary.json``: the member's ``<split>/bleu`` and ``<split>/chrf``, its BLEU by
-  source length and its sample rows' references; the scores it replaced are kept under
-  ``rescored`` with the reason and the command;
-- ``translations/<split>.reference.txt``: the normalised references.
+  source length and its sample rows' translations; the first scores it replaced are
+  kept under ``rescored`` with the reason and the command;
+- ``translations/<split>.hypothesis.txt``: the restored hypotheses.
 
 ``metrics.jsonl`` stays as the run wrote it: a log of what was measured then. The
 validation BLEU that chose a best checkpoint during training cannot be rescored (no
 hypotheses of those checkpoints are kept); ``selection_margins`` says how close each
-choice was. Rescoring twice changes nothing (normalisation is idempotent).
+choice was. Rescoring twice changes nothing.
 
-    python -m attention_research.tasks.translation.rescore experiments/results/luong_table4
+    python -m attention_research.tasks.translation.rescore --restore=...=… \
+        experiments/results/luong_table4
     python -m attention_research.findings --redraw   # then the reports and FINDINGS.md
 """
 
@@ -30,15 +33,16 @@ from pathlib import Path
 from attention_research.tasks.translation import metrics, subwords
 from attention_research.workdir import read_json, write_atomically
 
-WHY = ("references normalised as the model's pieces are (SentencePiece nmt_nfkc: '…' -> "
-       "'...'); before, a reference holding '…' could never be matched (issue 35)")
+WHY = ("hypotheses restored to the training targets' characters (SentencePiece's NFKC "
+       "wrote '…' as '...'), scored against the raw references; before, a reference "
+       "holding '…' could never be matched (issue 35)")
 
 
 def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").split("\n")[:-1]
 
 
-def rescore_member(member: Path, command: str) -> dict | None:
+def rescore_member(member: Path, command: str, mapping: dict[str, str]) -> dict | None:
     """Rescore one member folder; {key: (before, after)} of what changed, or None when
     it holds no translations or nothing changed."""
     folder, summary_path = member / "translations", member / "summary.json"
@@ -46,28 +50,26 @@ def rescore_member(member: Path, command: str) -> dict | None:
         return None
     summary, config = read_json(summary_path), read_json(member / "config.json")
     split = summary["decoding"]["split"]
-    hypotheses = _lines(folder / f"{split}.hypothesis.txt")
-    raw = _lines(folder / f"{split}.reference.txt")
+    hypotheses = subwords.restore(_lines(folder / f"{split}.hypothesis.txt"), mapping)
+    references = _lines(folder / f"{split}.reference.txt")
     sources = _lines(folder / f"{split}.source.txt")
-    references = subwords.normalize(raw)
-    if references == raw:
-        return None
     entry = summary["members"][0]
     scores = metrics.corpus_scores(hypotheses, references)
-    changed = {}
-    for name in ("bleu", "chrf"):
-        key = f"{split}/{name}"
-        changed[key] = (entry["final"][key], scores[name])
-        entry["final"][key] = scores[name]
+    changed = {f"{split}/{name}": (entry["final"][f"{split}/{name}"], scores[name])
+               for name in ("bleu", "chrf")}
+    if all(abs(old - new) < 1e-9 for old, new in changed.values()):
+        return None
+    for key, (_, new) in changed.items():
+        entry["final"][key] = new
     entry["bleu_by_length"] = metrics.bleu_by_length(
         hypotheses, references, sources, config["task"]["bleu_length_bins"])
-    by_source = dict(zip(sources, references))
     for row in entry.get("samples", []):
-        row["reference"] = by_source.get(row["source"], row["reference"])
-    before = summary.setdefault("rescored", {"why": WHY, "command": command, "before": {}})
+        row["translation"] = subwords.restore([row["translation"]], mapping)[0]
+    record = summary.setdefault("rescored", {"before": {}})
+    record.update(why=WHY, command=command, restored=mapping)
     for key, (old, _) in changed.items():
-        before["before"].setdefault(key, old)
-    write_atomically(folder / f"{split}.reference.txt", "".join(f"{r}\n" for r in references))
+        record["before"].setdefault(key, old)  # the run's own first scores stay
+    write_atomically(folder / f"{split}.hypothesis.txt", "".join(f"{h}\n" for h in hypotheses))
     write_atomically(summary_path, json.dumps(summary, indent=2) + "\n")
     return changed
 
@@ -96,15 +98,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("records", nargs="+", type=Path,
                         help="experiments/results/NAME folders (their members/ are rescored)")
+    parser.add_argument("--restore", action="append", default=[], metavar="FORM=CHARACTER",
+                        help="a normalised form to write back, e.g. ...=… (repeatable)")
     args = parser.parse_args(argv)
-    command = "python -m attention_research.tasks.translation.rescore " + " ".join(
-        str(r) for r in args.records)
+    try:
+        mapping = dict(item.split("=", 1) for item in args.restore)
+    except ValueError:
+        sys.exit(f"--restore takes FORM=CHARACTER, got {args.restore}")
+    command = ("python -m attention_research.tasks.translation.rescore "
+               + " ".join(f"--restore={k}={v}" for k, v in mapping.items()) + " "
+               + " ".join(str(r) for r in args.records))
     for record in args.records:
         members = sorted((record / "members").glob("*/"))
         if not members:
             sys.exit(f"{record}: no members/ to rescore (expected experiments/results/NAME)")
         for member in members:
-            changed = rescore_member(member, command)
+            changed = rescore_member(member, command, mapping)
             if changed:
                 moves = ", ".join(f"{k} {old:.2f} -> {new:.2f}" for k, (old, new)
                                   in changed.items())

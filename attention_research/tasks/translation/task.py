@@ -150,9 +150,11 @@ class Translation:
         self.splits = {name: pipeline.tokenize(corpus, name, self.processor)
                        for name in corpus.splits}
         self.vocab_size = self.processor.get_piece_size()
-        # What BLEU and chrF compare with: each reference as the model could write it.
-        self.references = {name: subwords.normalize(split.target_texts)
-                           for name, split in self.splits.items() if name != "train"}
+        # The model writes normalised text ("..." for "…"); its outputs get the training
+        # targets' own characters back before they are scored (subwords.restoration).
+        self.restoring = subwords.restoration(self.splits["train"].target_texts)
+        self.references = {name: split.target_texts for name, split in self.splits.items()
+                           if name != "train"}
         sampler = (subwords.SubwordSampler(self.processor, task.subword_alpha,
                                            task.subword_nbest)
                    if task.subword_alpha > 0 else None)
@@ -247,7 +249,8 @@ class Translation:
         tokens = [int(t) for t in tokens]
         if EOS in tokens:
             tokens = tokens[:tokens.index(EOS)]
-        return self.processor.decode([t for t in tokens if t != PAD])
+        text = self.processor.decode([t for t in tokens if t != PAD])
+        return subwords.restore([text], self.restoring)[0]
 
     def progress_line(self, metrics_) -> str:
         return ", ".join(f"{k.removeprefix('eval/')}={v:.3f}" for k, v in metrics_.items())
@@ -301,8 +304,8 @@ class Translation:
     def _write_translations(workdir, split, references, name, hypotheses):
         """translations/<split>.{source,reference,hypothesis}.txt, one sentence a line:
         what sacrebleu's command line takes, e.g. for a paired bootstrap test between
-        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs). The references are the
-        normalised ones BLEU was computed against (subwords.normalize)."""
+        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs). The hypotheses are the
+        restored ones BLEU was computed on (subwords.restore)."""
         folder = workdir.path / "translations"
         folder.mkdir(exist_ok=True)
         for kind, lines in (("source", split.source_texts), ("reference", references),
