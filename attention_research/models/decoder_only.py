@@ -61,14 +61,7 @@ class CausalLayer(transformer._Block):
 
     def __call__(self, x, mask, train: bool):
         """(x, head-averaged self-attention weights [B, N, N]) over the whole sequence."""
-        h = self.norm_self(x)
-        length = x.shape[1]
-        causal = jnp.tril(jnp.ones((length, length), bool))[None]
-        where = self.rotary(length)
-        memory = self.self_attention.prepare(h, mask, rotary=where)
-        context, weights = self.self_attention(h, memory, mask=causal, rotary=where,
-                                               bias=self.self_bias(length, length),
-                                               relative=self.relative(length, length))
+        context, weights = self.causal_self_attention(self.norm_self(x), mask)
         return self._feed_forward(x, context, train), weights
 
     def cache(self, x, mask, extra: int) -> Memory:
@@ -82,18 +75,7 @@ class CausalLayer(transformer._Block):
 
     def step(self, x, cache: Memory, column):
         """One new token x [B, 1, d] at ``column`` (the same for every row)."""
-        h = self.norm_self(x)
-        new = self.self_attention.prepare(h, jnp.ones(h.shape[:2], bool),
-                                          rotary=self.rotary(1, offset=column))
-        write = lambda buffer, item: jax.lax.dynamic_update_slice_in_dim(  # noqa: E731
-            buffer, item, column, 1)
-        cache = Memory(write(cache.values, new.values),
-                       jax.tree_util.tree_map(write, cache.features, new.features),
-                       cache.mask.at[:, column].set(True), None)
-        width = cache.mask.shape[1]
-        context, weights = self.self_attention(
-            h, cache, bias=self.self_bias(1, width, offset=column),
-            rotary=self.rotary(1, offset=column), relative=self.relative(1, width, column))
+        context, weights, cache = self.cached_self_attention(self.norm_self(x), cache, column)
         return self._feed_forward(x, context, False), cache, weights
 
 

@@ -155,6 +155,33 @@ class _Block(nn.Module):
     def residual(self, x, update, train):
         return x + self.drop(update, deterministic=not train)
 
+    def causal_self_attention(self, h, mask):
+        """Causal self-attention of the normalised inputs h over their whole sequence
+        (teacher forcing): (context, head-averaged weights)."""
+        length = h.shape[1]
+        causal = jnp.tril(jnp.ones((length, length), bool))[None]
+        where = self.rotary(length)
+        memory = self.self_attention.prepare(h, mask, rotary=where)
+        return self.self_attention(h, memory, mask=causal, rotary=where,
+                                   bias=self.self_bias(length, length),
+                                   relative=self.relative(length, length))
+
+    def cached_self_attention(self, h, cache: Memory, column):
+        """One new token h [B, 1, d] at ``column``: its key and value join the cache, and
+        it attends over the cache. (context, weights, cache)."""
+        new = self.self_attention.prepare(h, jnp.ones(h.shape[:2], bool),
+                                          rotary=self.rotary(1, offset=column))
+        write = lambda buffer, item: jax.lax.dynamic_update_slice_in_dim(  # noqa: E731
+            buffer, item, column, 1)
+        cache = Memory(write(cache.values, new.values),
+                       jax.tree_util.tree_map(write, cache.features, new.features),
+                       cache.mask.at[:, column].set(True), None)
+        width = cache.mask.shape[1]
+        context, weights = self.self_attention(
+            h, cache, bias=self.self_bias(1, width, offset=column),
+            rotary=self.rotary(1, offset=column), relative=self.relative(1, width, column))
+        return context, weights, cache
+
 
 class EncoderLayer(_Block):
     def setup(self):
@@ -196,14 +223,7 @@ class DecoderLayer(_Block):
 
     def __call__(self, x, target_mask, cross: Memory, train: bool):
         """Teacher forcing: causal self-attention over the whole target at once."""
-        h = self.norm_self(x)
-        length = x.shape[1]
-        causal = jnp.tril(jnp.ones((length, length), bool))[None]
-        where = self.rotary(length)
-        memory = self.self_attention.prepare(h, target_mask, rotary=where)
-        context, _ = self.self_attention(h, memory, mask=causal, rotary=where,
-                                         bias=self.self_bias(length, length),
-                                         relative=self.relative(length, length))
+        context, _ = self.causal_self_attention(self.norm_self(x), target_mask)
         return self._cross_and_feed_forward(self.residual(x, context, train), cross, train)
 
     def empty_cache(self, batch: int, max_length: int) -> Memory:
@@ -213,17 +233,7 @@ class DecoderLayer(_Block):
 
     def step(self, x, cache: Memory, cross: Memory, step):
         """One decoding step: x [B, 1, d] is the newest token; its key joins the cache."""
-        h = self.norm_self(x)
-        new = self.self_attention.prepare(h, jnp.ones(h.shape[:2], bool),
-                                          rotary=self.rotary(1, offset=step))
-        write = lambda buffer, item: jax.lax.dynamic_update_slice_in_dim(buffer, item, step, 1)
-        cache = Memory(write(cache.values, new.values),
-                       jax.tree_util.tree_map(write, cache.features, new.features),
-                       cache.mask.at[:, step].set(True), None)
-        context, _ = self.self_attention(
-            h, cache, bias=self.self_bias(1, cache.mask.shape[1], offset=step),
-            rotary=self.rotary(1, offset=step),
-            relative=self.relative(1, cache.mask.shape[1], offset=step))
+        context, _, cache = self.cached_self_attention(self.norm_self(x), cache, step)
         x, weights = self._cross_and_feed_forward(self.residual(x, context, False), cross,
                                                   False)
         return x, cache, weights
