@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))  # configs/ and experiments/ when run as a script
 
 import jax  # noqa: E402
 
-from attention_research import models, stats, sweeps  # noqa: E402
+from attention_research import models, sweeps  # noqa: E402
 from attention_research.reports import DROP as DROP_RULE  # noqa: E402
 from attention_research.tasks import get_task  # noqa: E402
 from attention_research.tasks.translation.task import Translation  # noqa: E402
