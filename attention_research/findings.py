@@ -280,10 +280,11 @@ def _section(name: str, f: Finding) -> str:
 
 def _tally(found) -> str:
     """How the reproduced / holds verdicts stand with their replications."""
-    words = [f.replicated for _, f in found if f.verdict in REPLICABLE]
+    words = [f.replicated for _, f in found if f.replicated]
     counts = {w: words.count(w) for w in dict.fromkeys(words)}
+    names = {"yes": "replicated", "no": "did not replicate (now inconclusive)"}
     return (f"of {len(words)} reproduced or holds verdicts, " + ", ".join(
-        f"{n} {'replicated' if w == 'yes' else w}" for w, n in counts.items()))
+        f"{n} {names.get(w, w)}" for w, n in counts.items()))
 
 
 def page(found) -> str:

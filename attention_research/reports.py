@@ -108,7 +108,7 @@ def interval_cell(values, digits: int = 3) -> str:
 
 
 # An ablation's drop in log-probability (nats, higher: the token mattered more).
-DROP = stats.Rule("nats", floor=None, min_effect=0.1)
+DROP = stats.NATS
 
 
 def _p(value: float) -> str:

@@ -155,8 +155,7 @@ ACCURACY = Rule("accuracy", floor=0.05, min_effect=0.02)  # sequence/alignment a
 BLEU = Rule("BLEU", floor=1.0, min_effect=0.5)
 CHRF = Rule("chrF", floor=5.0, min_effect=1.0)
 STEPS = Rule("steps", floor=None, min_effect=100, higher_is_better=False)  # the eval grid
-NATS = Rule("nats", floor=None, min_effect=0.1)  # a loss or an entropy (lower is better)
-LOG10 = Rule("on a log10 scale", floor=None, min_effect=0.1)
+NATS = Rule("nats", floor=None, min_effect=0.1)  # a log-probability drop (ablations)
 ANY = Rule("", floor=None, min_effect=0.0)  # tests alone decide (a statistic, no floor)
 
 
