@@ -207,9 +207,11 @@ def findings(results):
         test, model = tests[pair], fixed[pair]
         welch = stats.welch(bleu(pair[0]), bleu(pair[1]))
         welch_text = "" if welch is None else f"; Welch over seeds p = {welch.p:.2g}"
-        # The difference a test this size detects at 80% power (two-sided 5%): 2.8
-        # standard errors, read off the bootstrap interval's width.
-        detectable = 2.8 * (test["high"] - test["low"]) / (2 * 1.96)
+        # The difference a test this size detects at 80% power (two-sided 5%):
+        # (t_0.975 + t_0.8) standard errors on the test's own degrees of freedom.
+        from scipy import stats as scipy_stats
+        detectable = ((scipy_stats.t.ppf(0.975, test["df"]) + scipy_stats.t.ppf(0.8, test["df"]))
+                      * test["se"] if test["df"] else float("nan"))
         return (f"{pair[0]} − {pair[1]} = {test['difference']:+.2f} BLEU "
                 f"[{test['low']:+.2f}, {test['high']:+.2f}], hierarchical bootstrap Holm p = "
                 f"{adjusted[pair]:.2g}, detectable at 80% power ≈ {detectable:.1f} BLEU "
@@ -223,7 +225,8 @@ def findings(results):
                              if found is False else "inconclusive")
     how = (f"the hierarchical bootstrap of the seed-mean BLEU ({RESAMPLES:,} resamples of "
            f"each setting's {len(SEEDS)} seeds, spread corrected for their number, then of "
-           "the test sentences; Holm over the row's own comparisons at 5%; minimum effect "
+           "the test sentences, for the difference's standard error; Welch's t on it with "
+           "the seeds' degrees of freedom; Holm over the row's own comparisons at 5%; minimum effect "
            f"{rule.min_effect:g} BLEU) separates the pair in Luong's direction "
            "(reproduced), in the other (not reproduced), or not at all (inconclusive); a "
            "row of several pairs is reproduced only if all are. The paired bootstrap over "

@@ -582,15 +582,16 @@ def _pointer_record(results, copyable, novel, seeds=range(5)):
     _write_report(results, rows)
 
 
-@pytest.mark.parametrize("copyable, novel, expected", [
-    (0.95, 0.80, "reproduced"),       # copies even what no source holds
-    (0.95, 0.05, "not reproduced"),   # copies what it can, generates the rest
-    (0.95, 0.50, "inconclusive"),
-])
-def test_the_pointer_generator_gate_is_read_against_the_known_answer(tmp_path, copyable,
-                                                                     novel, expected):
+@pytest.mark.parametrize("copyable, novel", [(0.95, 0.80), (0.95, 0.05), (0.95, 0.50)])
+def test_the_pointer_generator_gate_is_described_not_decided(tmp_path, copyable, novel):
+    """Whatever the gate does on a solved task, See et al.'s test-time skew is untested
+    (greedy decoding sees teacher forcing's prefixes), so the row is inconclusive and
+    shows both shares."""
     pg = EXPERIMENTS["pointer_generator"]
     _pointer_record(tmp_path, copyable, novel, seeds=range(4))
     assert _verdicts(pg, tmp_path) == {"pointer-generator-prefers-copying": "pending"}
     _pointer_record(tmp_path, copyable, novel)
-    assert _verdicts(pg, tmp_path) == {"pointer-generator-prefers-copying": expected}
+    assert _verdicts(pg, tmp_path) == {"pointer-generator-prefers-copying": "inconclusive"}
+    finding, = pg.findings(tmp_path)
+    assert "copyable tokens" in finding.ours and "novel ones" in finding.ours
+    assert "written before the run" in finding.why

@@ -138,15 +138,16 @@ def test_a_damaged_member_summary_is_named(tiny, tmp_path):
 
 def test_a_winner_is_named_only_when_a_test_separates_it():
     assert verdict({"dot": [0.5, 0.52, 0.51], "additive": [0.7, 0.71, 0.69]}).startswith(
-        "**additive** (separated from dot; p ")  # one test: nothing to correct
+        "**additive** (separated from dot by +0.190 [+0.167, +0.213]; p ")  # one test: no Holm
     assert verdict({"dot": [0.5, 0.52, 0.51], "additive": [0.7, 0.71, 0.69],
                     "general": [0.4, 0.41, 0.39]}).startswith(
-        "**additive** (separated from every other setting; largest Holm-corrected p ")
+        "**additive** (separated from every other setting; the closest, dot, by +0.190 "
+        "[+0.167, +0.213]; largest Holm-corrected p ")
     tie = verdict({"dot": [0.7, 0.7], "additive": [0.7, 0.7]})
     assert tie.startswith("none: the best mean") and "not separated from" in tie
     close = verdict({"dot": [0.80, 0.90, 0.70], "additive": [0.82, 0.88, 0.79]})
     assert close.startswith("none: the best mean, additive (0.830), is not separated "
-                            "from dot (p ")
+                            "from dot (+0.030 [-0.180, +0.240], p ")
     one_seed = verdict({"dot": [0.5], "additive": [0.7]})
     assert "dot (under 2 seeds: no test)" in one_seed
     assert verdict({"dot": [0.0, 0.0], "none": [0.0]}) == "none (every setting scored 0)"
