@@ -155,6 +155,12 @@ def validate(config):
     _validate_analysis(config)
     require(train.gradient_batches >= 0,
             f"train.gradient_batches must be >= 0 (0: off), got {train.gradient_batches}")
+    alt = train.gradient_alt_soft_fraction
+    require(alt < 0 or (train.gradient_batches > 0 and config.model.attention.alignment == "hard"
+                        and alt <= 1),
+            f"train.gradient_alt_soft_fraction={alt} measures hard attention's gradient "
+            "with another soft_fraction (0 to 1): it needs model.attention.alignment='hard' "
+            "and train.gradient_batches > 0; set it to -1 (off) otherwise")
     require(train.gradient_batches == 0 or get_task(task.name).sample_batch is not None,
             f"train.gradient_batches measures gradients on batches sampled on the device; "
             f"task {task.name!r} reads its batches from the host: set it to 0")

@@ -132,6 +132,11 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     # attention parameters' gradient over this many fresh minibatches (device-sampled
     # tasks; experiments/hard_vs_soft.py uses 100).
     train.gradient_batches = 0
+    # >= 0: at each gradient measurement also measure hard attention's estimator with
+    # hard.soft_fraction set to this value, at the same parameters, baseline and
+    # minibatches (eval/grad_*_alt/attention): two estimators compared at one point,
+    # not at two points of two runs (issue 35's audit). < 0: off.
+    train.gradient_alt_soft_fraction = -1.0
     train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
     # The parameters the final evaluation uses: '' the last; a held-out metric (e.g.

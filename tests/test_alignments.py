@@ -192,25 +192,35 @@ def test_hard_attention_records_log_alpha_only_on_the_steps_that_sampled():
     np.testing.assert_allclose(log_prob[~soft], expected[~soft], rtol=1e-5)
 
 
-def test_a_soft_choice_per_sequence_holds_for_every_step_of_the_recurrent_decoder():
-    """soft_unit='sequence': the decoder scans its steps with a fresh 'sample' key each,
-    and one 'soft_choice' key, so a sequence is soft (log α = 0) at all its steps or at
-    none."""
+@pytest.mark.parametrize("unit", ["sequence", "batch"])
+def test_a_soft_choice_holds_for_every_step_of_the_recurrent_decoder(unit):
+    """soft_unit='sequence' or 'batch' (Xu et al.'s code): the decoder scans its steps
+    with a fresh 'sample' key each, and one 'soft_choice' key, so a sequence is soft
+    (log α = 0) at all its steps or at none; with 'batch', the whole minibatch is."""
     from attention_research import models
     from tests.conftest import tiny_config
     config = tiny_config()
     config.model.attention.alignment = "hard"
-    config.model.attention.hard.update(soft_fraction=0.5, soft_unit="sequence")
+    config.model.attention.hard.update(soft_fraction=0.5, soft_unit=unit)
     model = models.make_model(config, 12, 12)
     rng = np.random.default_rng(0)
     source, target_inputs = rng.integers(3, 12, (16, 5)), rng.integers(3, 12, (16, 6))
     variables = model.init(jax.random.PRNGKey(0), source, target_inputs)
-    _, records = model.apply(variables, source, target_inputs, train=True, mutable=["reinforce"],
-                             rngs={"sample": jax.random.PRNGKey(1), "dropout": jax.random.PRNGKey(2),
-                                   "soft_choice": jax.random.PRNGKey(3)})
-    sampled = np.asarray(reinforce.recorded(records, "log_prob")) != 0.0
-    assert np.all(sampled == sampled[:, :1])  # one choice per sequence
-    assert 0 < sampled[:, 0].sum() < len(sampled)  # and both choices occur
+    firsts = []
+    for key in range(6):
+        _, records = model.apply(
+            variables, source, target_inputs, train=True, mutable=["reinforce"],
+            rngs={"sample": jax.random.PRNGKey(1), "dropout": jax.random.PRNGKey(2),
+                  "soft_choice": jax.random.PRNGKey(3 + key)})
+        sampled = np.asarray(reinforce.recorded(records, "log_prob")) != 0.0
+        assert np.all(sampled == sampled[:, :1])  # one choice per sequence
+        if unit == "batch":
+            assert np.all(sampled == sampled[0, 0])  # one choice for the minibatch
+        firsts.append(sampled[:, 0])
+    if unit == "sequence":
+        assert 0 < firsts[0].sum() < len(firsts[0])  # both choices within a minibatch
+    else:
+        assert 0 < sum(f.all() for f in firsts) < len(firsts)  # both across minibatches
 
 
 def test_moving_average_baseline():

@@ -45,7 +45,8 @@ def _verdicts(module, results):
 def _hard_vs_soft_record(results, auc, log_snr, seeds=None, unseen=None):
     """auc, log_snr: {setting constant: mean}, the same on both tasks (and, for Xu's code
     setting, at every λ_r of the sensitivity sweep); "off" (λ_r = 0) and "sampled" (every
-    sequence sampled) default to Xu's and to 0.1 in area. ``unseen``: seq acc 26-50 by
+    sequence sampled) default to Xu's and to 0.1 in area. The same-point members (Xu's
+    code) log "sampled"'s signal to noise as the alternative estimator's. ``unseen``: seq acc 26-50 by
     name (default 0.13); seq acc 1-25 is 0.99 for every setting."""
     from attention_research import sweeps
     hvs = EXPERIMENTS["hard_vs_soft"]
@@ -55,6 +56,7 @@ def _hard_vs_soft_record(results, auc, log_snr, seeds=None, unseen=None):
     named = [("soft", hvs.SOFT), ("xu", hvs.XU), ("xu", hvs.XU_EQ12), ("ours", hvs.OURS),
              ("sampled", sweeps.member_name(hvs.XU_CODE_SETTINGS[0]))]
     named += [("scale", sweeps.member_name(x)) for x in hvs.XU_SCALE]
+    named += [("xu", sweeps.member_name(hvs.SAME_POINT))]  # also measures "sampled"
     settings = [(task, name, setting) for task in hvs.TASKS for name, setting in named]
     settings += [("copy", "xu", hvs.XU_CODE_PREFIX + str(w)) for w in hvs.XU_CODE_WEIGHTS[1:]]
     settings += [("copy", "off", sweeps.member_name(hvs.NO_REINFORCE))]
@@ -72,7 +74,10 @@ def _hard_vs_soft_record(results, auc, log_snr, seeds=None, unseen=None):
                          "step_to_0.99": 1000 + 100 * seed
                          + (300 if name == "ours" else 0) * (auc[name] < auc["soft"])})
             snr = 10 ** (log_snr[name] + 0.05 * (seed - 2))
-            lines = [{"step": step, "member": 0, "eval/grad_snr/attention": snr}
+            alternative = 10 ** (log_snr["sampled"] + 0.05 * (seed - 2))
+            lines = [{"step": step, "member": 0, "eval/grad_snr/attention": snr,
+                      **({"eval/grad_snr_alt/attention": alternative}
+                         if setting == sweeps.member_name(hvs.SAME_POINT) else {})}
                      for step in hvs.NOISE_STEPS]
             _write_member(results, full, seed, "metrics.jsonl",
                           "\n".join(map(json.dumps, lines)) + "\n")

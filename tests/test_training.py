@@ -310,13 +310,52 @@ def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
     config.model.attention.hard.update(reward="sequence", soft_fraction=0.5,
                                        soft_unit="sequence")
     config.train.gradient_batches = 4
+    config.train.gradient_alt_soft_fraction = 0.0  # every sequence sampled, same points
     train(config, tmp_path, progress=False)
     evaluations = [r for r in _records(tmp_path) if "eval/grad_var/attention" in r]
     assert [r["step"] for r in evaluations] == [10, 20]  # every evaluation of the run
     for record in evaluations:
-        assert record["eval/grad_var/attention"] > 0
-        assert np.isfinite(record["eval/grad_snr/attention"])
-        assert record["eval/grad_norm/attention"] > 0
+        for suffix in ("", "_alt"):
+            assert record[f"eval/grad_var{suffix}/attention"] > 0
+            assert np.isfinite(record[f"eval/grad_snr{suffix}/attention"])
+            assert record[f"eval/grad_norm{suffix}/attention"] > 0
+
+
+def test_the_alternative_estimator_is_measured_at_the_same_point():
+    """train.gradient_alt_soft_fraction: the alternative model's statistics come from
+    the same parameters, baseline and minibatches: with the run's own soft_fraction they
+    equal the run's exactly; with every sequence sampled they differ."""
+    import jax
+    from attention_research import models
+    from attention_research.attention import training_signal
+    from attention_research.tasks import get_task
+    from attention_research.training.mesh import Placement, make_mesh
+    from attention_research.training.state import create_train_state, make_optimizer
+    from attention_research.training.steps import make_gradient_statistics
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.model.attention.alignment = "hard"
+    config.model.attention.hard.update(reward="sequence_mean", soft_fraction=0.5,
+                                       soft_unit="sequence")
+    config.train.gradient_batches = 3
+    task = get_task("copy")(config)
+    model = models.make_model(config, task.vocab_size, task.vocab_size)
+    state = create_train_state(model, make_optimizer(config.train), task.example_batch(), [0],
+                               signal=training_signal(config.model.attention))
+    placement = Placement(make_mesh(config.mesh), 1)
+
+    def measured(fraction):
+        other = config.copy_and_resolve_references()
+        other.model.attention.hard.soft_fraction = fraction
+        alternative = models.make_model(other, task.vocab_size, task.vocab_size)
+        return jax.device_get(make_gradient_statistics(
+            model, config, placement, task.sample_batch, alternative)(state))
+
+    same, sampled = measured(0.5), measured(0.0)
+    for name in ("grad_norm", "grad_var", "grad_snr"):
+        assert same[f"{name}_alt"][0] == same[name][0]
+        assert sampled[name][0] == same[name][0]  # the run's own: unchanged
+    assert sampled["grad_var_alt"][0] != same["grad_var"][0]
 
 
 @pytest.mark.parametrize("score, alignment, heads", [

@@ -142,7 +142,7 @@ class Attention(nn.Module):
     window: int = 10  # D, the half-width of local windows
     predictor_dim: int = 64  # width of W_p in local_p's position predictor
     soft_fraction: float = 0.0  # hard: share of steps that use the expected context
-    soft_unit: str = "step"  # hard: draw soft_fraction per target "step" or per "sequence"
+    soft_unit: str = "step"  # hard: draw soft_fraction per target "step", "sequence" or "batch"
     # hard, at evaluation: the most probable position ("argmax") or the expected context
     # ("expected": Xu et al.'s generate_caps.py decodes with sampling=False, i.e. α)
     test_context: str = "argmax"
@@ -256,11 +256,12 @@ class Attention(nn.Module):
         if self.soft_unit == "step":
             return jax.random.bernoulli(step_key, self.soft_fraction, shape)
         if not self.has_rng("soft_choice"):
-            raise ValueError("hard attention with soft_unit='sequence' needs an rng named "
-                             "'soft_choice', the same at every target step")
-        per_sequence = jax.random.bernoulli(self.make_rng("soft_choice"), self.soft_fraction,
-                                            shape[:1])
-        return jnp.broadcast_to(per_sequence[:, None], shape)
+            raise ValueError(f"hard attention with soft_unit={self.soft_unit!r} needs an rng "
+                             "named 'soft_choice', the same at every target step")
+        # One draw per sequence, or one for the whole minibatch (Xu et al.'s code).
+        drawn = shape[:1] if self.soft_unit == "sequence" else (1,)
+        chosen = jax.random.bernoulli(self.make_rng("soft_choice"), self.soft_fraction, drawn)
+        return jnp.broadcast_to(chosen[:, None], shape)
 
 
 def rotate(x, positions):

@@ -44,7 +44,10 @@ import jax
 import jax.numpy as jnp
 
 REWARDS = ("token", "sequence", "sequence_mean")  # hard.reward
-SOFT_UNITS = ("step", "sequence")  # hard.soft_unit: what one soft_fraction draw decides
+# hard.soft_unit: what one soft_fraction draw decides: each target step, each sequence
+# (Xu et al.'s paper: "for a given image"), or the whole minibatch (their capgen.py draws
+# one h_sampling_mask per update, so half the updates are wholly soft)
+SOFT_UNITS = ("step", "sequence", "batch")
 TEST_CONTEXTS = ("argmax", "expected")  # hard.test_context: the context at evaluation
 
 

@@ -88,8 +88,15 @@ class Cohort:
         self.final_choice = [{} for _ in configs]  # how each member's final params were chosen
         self.gradient_statistics = None
         if config.train.gradient_batches:
+            alternative = None
+            if config.train.gradient_alt_soft_fraction >= 0:  # same parameters, other estimator
+                alt_config = config.copy_and_resolve_references()
+                alt_config.model.attention.hard.soft_fraction = (
+                    config.train.gradient_alt_soft_fraction)
+                alternative = models.make_model(alt_config, self.task.vocab_size,
+                                                self.task.vocab_size)
             self.gradient_statistics = make_gradient_statistics(
-                self.model, config, self.placement, self.task.sample_batch)
+                self.model, config, self.placement, self.task.sample_batch, alternative)
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time

@@ -155,7 +155,7 @@ def mean_and_variance(sample, count: int, size: int):
     return mean, squares / jnp.maximum(n - 1, 1)
 
 
-def make_gradient_statistics(model, config, placement, sample_batch):
+def make_gradient_statistics(model, config, placement, sample_batch, alternative=None):
     """jit(vmap(statistics of the attention's gradient)) over members.
 
     ``statistics(state)`` draws ``train.gradient_batches`` fresh minibatches (and
@@ -171,13 +171,23 @@ def make_gradient_statistics(model, config, placement, sample_batch):
     The batches are keyed by the step, so a resumed run measures what it would have.
     The attention's parameters are every leaf with 'attention' in its path (the
     Transformer's: all its attention layers).
+
+    ``alternative``: a model with the same parameters and another estimator (hard
+    attention's ``soft_fraction``, ``train.gradient_alt_soft_fraction``); its statistics
+    at the same parameters, signal state (REINFORCE's baseline) and minibatches come back
+    as ``grad_norm_alt``, ``grad_var_alt`` and ``grad_snr_alt``.
     """
-    loss_fn = make_loss(model,
-                        training_signal(config.model.attention, config.train.num_steps),
-                        config.train.label_smoothing)
+    signal_fn = training_signal(config.model.attention, config.train.num_steps)
+    loss_fns = {"": make_loss(model, signal_fn, config.train.label_smoothing)}
+    if alternative is not None:
+        loss_fns["_alt"] = make_loss(alternative, signal_fn, config.train.label_smoothing)
     count = config.train.gradient_batches
 
     def statistics(state: TrainState):
+        return {f"{name}{suffix}": value for suffix, loss_fn in loss_fns.items()
+                for name, value in _statistics(state, loss_fn).items()}
+
+    def _statistics(state: TrainState, loss_fn):
         def gradient(index):
             stream_step = state.step * count + index  # distinct from training's keys
             key = member_key(state.seed, GRADIENT_STREAM, stream_step)
