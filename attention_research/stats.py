@@ -194,8 +194,9 @@ class Contrast:
         if self.test is None:
             return "under 2 seeds on a side: no test"
         d = self.difference
+        # Beside a Holm p the interval stays the single test's 95% one: say so.
         interval = (f"difference {d.mean:+.{digits}f} [{d.low:+.{digits}f}, "
-                    f"{d.high:+.{digits}f}]")
+                    f"{d.high:+.{digits}f}{', unadjusted' if corrected else ''}]")
         statistic = (f"Welch t = {self.test.t:.2f}" if self.test.method == "Welch"
                      else self.test.method)
         text = f"{interval}, {statistic}, {'Holm p' if corrected else 'p'} = {self.p:.2g}"

@@ -69,6 +69,8 @@ def test_no_direction_is_named_at_the_floor_or_under_the_minimum_effect():
                            stats.ACCURACY)
     assert clear.above and clear.difference.low > 0
     assert clear.words().startswith("difference +0.100 [")
+    # beside a Holm-corrected p the 95% interval is the single test's: it says so
+    assert ", unadjusted], Welch t = " in clear.words(corrected=True)
     assert stats.contrast([1.0, 2.0], [1.5], stats.ANY).outcome == stats.NO_TEST
     # Steps: lower is better, no floor; 'above' still means the larger mean.
     slower = stats.contrast([1300, 1320, 1340], [1000, 1020, 1040], stats.STEPS)
