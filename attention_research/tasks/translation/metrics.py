@@ -111,8 +111,9 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     by √(n/(n − 1)) (the small-sample correction of the bootstrap of a mean). With n seeds
     a setting has only C(2n − 1, n) distinct seed draws (10 at n = 3), and a percentile
     interval or centred test over so few draws uses, in effect, normal quantiles where
-    the seeds' t quantiles are due: at 3 seeds against 3 it rejects a true null about
-    15% of the time at a nominal 5% (an audit's simulation, issue 35). So with
+    the seeds' t quantiles are due: at 3 seeds against 3 it rejected 10 of 120 true nulls
+    at a nominal 5% in tests/test_translation.py's check (an audit's simulation, issue
+    35, found about 15%); this test rejects 3 of those 120. So with
     ``resample_seeds`` the bootstrap gives the standard error of the difference (seeds
     and sentences) and the test and interval are Welch's: t = d / se on the
     Welch–Satterthwaite degrees of freedom of the two settings' bootstrap variances and
