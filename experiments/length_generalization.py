@@ -32,6 +32,12 @@ encoder-decoder rows stay beside them as a second regime whose encoder is sinuso
 Every member's summary.json also holds teacher-forced token accuracy by target position
 (``token_acc_by_position``), so a model right on its first 20 positions and wrong after
 them shows as such.
+
+Memory: a decoder-only cohort's evaluation (5 members, chunks of 400 sequences of up to
+402 positions, 4 heads) peaks at about 12 GiB of host memory on CPU, so two decoder-only
+cohorts at once (``--part=1/2`` and ``--part=2/2`` side by side) overflow a 24 GiB
+machine and one is killed; run them one at a time there, beside any other sweep.
+Checkpoints every 500 steps: a killed cohort resumes from its last one.
 """
 
 from pathlib import Path
