@@ -273,7 +273,8 @@ def accuracy_by_length(path, accuracies, train_max_length: int, title: str):
 
 
 def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: str,
-                              ylabel: str = "greedy sequence accuracy"):
+                              ylabel: str = "greedy sequence accuracy",
+                              xlabel: str = "source length"):
     """Mean accuracy per length with its 95% interval over seeds; ``accuracies``:
     {label: [{length: acc} per seed]}."""
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -282,7 +283,7 @@ def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: st
         mean_band(ax, lengths, [[run[n] for n in lengths] for run in runs], style, label,
                    markersize=4)
     ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
-    ax.set(xlabel="source length", ylabel=ylabel, ylim=(-0.02, 1.02), title=title)
+    ax.set(xlabel=xlabel, ylabel=ylabel, ylim=(-0.02, 1.02), title=title)
     save(fig, path, axes=(ax,), shared_legend=len(accuracies) > 1)
 
 

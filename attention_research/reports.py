@@ -352,7 +352,7 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
     tasks = list(dict.fromkeys(s["task"] for s in summaries))
     for task in tasks:  # one figure per task, so each compares like with like
         suffix = f"_{task}" if len(tasks) > 1 else ""
-        by_setting, tokens_by_setting, curves = {}, {}, {}
+        by_setting, tokens_by_setting, positions_by_setting, curves = {}, {}, {}, {}
         for member, summary, member_records in zip(members, summaries, records):
             if summary["task"] != task or summary.get("status") == "failed":
                 continue
@@ -363,6 +363,9 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
             if "token_acc_by_length" in final:  # runs recorded before it have none
                 tokens_by_setting.setdefault(label, []).append(
                     {int(n): a for n, a in final["token_acc_by_length"].items()})
+            if "token_acc_by_position" in final:  # issue 35; absent from older runs
+                positions_by_setting.setdefault(label, []).append(
+                    {int(n): a for n, a in final["token_acc_by_position"].items()})
             curves.setdefault(label, []).append(member_records)
         if not by_setting:
             continue  # every member of this task failed
@@ -375,5 +378,11 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
                 plots / f"token_acc_by_length{suffix}.png", tokens_by_setting,
                 members[0].config.task.train_max_length,
                 f"{title} ({task}): token accuracy by length", "teacher-forced token accuracy")
+        if positions_by_setting:  # the settings whose runs record it
+            plotting.accuracy_by_length_spread(
+                plots / f"token_acc_by_position{suffix}.png", positions_by_setting,
+                members[0].config.task.train_max_length,
+                f"{title} ({task}): token accuracy by target position",
+                "teacher-forced token accuracy", "target position (all held-out lengths)")
         plotting.learning_curves_spread(plots / f"learning_curves{suffix}.png", curves,
                                         ranges[0], f"{title} ({task}): learning curves")

@@ -144,7 +144,7 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
     assert "| score-dot | 2 |" in table and "| score-additive | 2 |" in table
     rows = (tmp_path / "summary.csv").read_text().splitlines()
     assert len(rows) == 5 and rows[0].startswith("member,setting,seed")
-    for plot in ("seq_acc_by_length.png", "learning_curves.png"):
+    for plot in ("seq_acc_by_length.png", "learning_curves.png", "token_acc_by_position.png"):
         assert (tmp_path / "plots" / plot).stat().st_size > 10_000
 
 
