@@ -207,11 +207,11 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib.util
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    expected = {"compare_attention": (345, 69), "length_generalization": (180, 36),
+    expected = {"compare_attention": (360, 72), "length_generalization": (180, 36),
                 "fixed_vector": (12, 4),
                 "score_scaling": (40, 8), "benchmark_sweep": (8, 1),
                 "formulations_check": (90, 18), "local_attention": (9, 3),
-                "hard_vs_soft": (120, 24), "transformer_scores": (15, 3),
+                "hard_vs_soft": (130, 26), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5)}
