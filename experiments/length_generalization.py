@@ -101,13 +101,17 @@ def get_config(arg=None):
     return base.shrink_if_tiny(config, arg)
 
 
-REPLICATED = ("rope-fits-seen-lengths-worse",)
+# The decoder-only rows join the replication (added before any of them was decided):
+# each reads at most 4 decoder-only cohorts of ~30 min at 3 seeds, about 2 CPU-hours.
+REPLICATED = ("rope-fits-seen-lengths-worse", "transformer-fails-far-beyond-training",
+              "alibi-extrapolates", "relative-positions-generalise")
 
 
 def get_sweep(arg=None):
-    if base.replicating(arg):  # the encoder-decoder's RoPE and sinusoidal, fresh seeds
+    if base.replicating(arg):  # what the replicable rows read, on fresh seeds
         from attention_research.findings import REPLICATION_SEEDS
-        models = [_transformer("rope"), _transformer("sinusoidal")]
+        models = ([_transformer("rope"), _transformer("sinusoidal")]
+                  + [_decoder_only(p) for p in ("sinusoidal", "learned", "alibi", "relative")])
         return sweeps.product(models, sweeps.axis("config.task.name", TASKS),
                               sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(MODELS, sweeps.axis("config.task.name", TASKS),
