@@ -152,6 +152,16 @@ def _near(f, results, model, task) -> tuple[list, list]:
             [mean(m["token_acc_by_position"], NEAR) for m in finals])
 
 
+def _twice(f, results, model, task) -> list:
+    """Per seed: teacher-forced token accuracy on sources of lengths 21-40 (the mean over
+    those lengths of token_acc_by_length). The rules' positions 21-40 pool every held-out
+    length that reaches them (21-200); this is Press et al.'s regime, inputs up to twice
+    the trained length, shown beside the rules (added after they were written)."""
+    finals = f.member_finals(results, _setting(model, task))
+    return [sum(m["token_acc_by_length"][str(n)] for n in NEAR) / len(NEAR) for m in finals
+            if "token_acc_by_length" in m]
+
+
 def _plot(results, name: str, only: str) -> str:
     """The sweep's plot once its report is in; until then, that of the --only report the
     finding reads (only/ONLY/plots/)."""
@@ -240,7 +250,10 @@ def _press(f, rows, results):
             f"{task}: token accuracy at positions 21-40 ALiBi {cell(near['alibi', task][1])} "
             f"(1-20: {cell(near['alibi', task][0])}, {keep}) against sinusoidal "
             f"{cell(near['sinusoidal', task][1])} ({test.words(corrected=True)}); sequence "
-            f"accuracy 21-80 {seq(alibi)} against {seq(sinusoidal)}; encoder-decoder "
+            f"accuracy 21-80 {seq(alibi)} against {seq(sinusoidal)}; token accuracy on "
+            f"sources of lengths 21-40 (positions 21-40 above pool lengths 21-200) "
+            f"{cell(_twice(f, results, alibi, task))} against "
+            f"{cell(_twice(f, results, sinusoidal, task))}; encoder-decoder "
             f"(sinusoidal encoder) {seq(_transformer('alibi'))} against "
             f"{seq(_transformer('sinusoidal'))}")
     verdict = ("reproduced" if all(k == "kept" for k in kept) and all(t.above for t in tests)
@@ -274,7 +287,10 @@ def _shaw(f, rows, results):
         seq = lambda model: cell(f.column(rows, "seq_acc/len21-80",  # noqa: E731
                                           setting=_setting(model, task)))
         parts.append(f"{task}: token accuracy 1-20 {cell(seen)}, 21-40 {cell(near)} "
-                     f"({kept[-1]}; sinusoidal {cell(other)}); sequence accuracy 21-80 "
+                     f"({kept[-1]}; sinusoidal {cell(other)}; positions 21-40 pool lengths "
+                     f"21-200); token accuracy on sources of lengths 21-40 "
+                     f"{cell(_twice(f, results, relative, task))} (sinusoidal "
+                     f"{cell(_twice(f, results, sinusoidal, task))}); sequence accuracy 21-80 "
                      f"{seq(relative)}; encoder-decoder, relative in both stacks "
                      f"{seq(_transformer('relative'))}")
     verdict = ("reproduced" if all(k == "kept" for k in kept)

@@ -153,9 +153,12 @@ def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None
                 if model in lg.DECODER_ONLY:
                     by_position = {str(p): _around(0.97 if p <= 20 else near, seed)
                                    for p in range(1, 42)}
+                    by_length = {str(n): _around(0.97 if n <= 20 else near, seed)
+                                 for n in range(1, 42)}
                     _write_member(results, setting, seed, "summary.json", json.dumps(
                         {"status": "finished",
-                         "members": [{"token_acc_by_position": by_position}]}))
+                         "members": [{"token_acc_by_position": by_position,
+                                      "token_acc_by_length": by_length}]}))
     _write_report(results, rows)
 
 
@@ -180,6 +183,8 @@ def test_length_generalization_verdict(tmp_path, accuracy, alibi, relative, expe
     _length_record(tmp_path / "full", accuracy, alibi, relative_accuracy=relative)
     verdicts = _verdicts(lg, tmp_path / "full")
     assert {k: verdicts[k] for k in keys} == dict(zip(keys, (expected, press, shaw)))
+    press_row = next(f for f in lg.findings(tmp_path / "full") if f.key == keys[1])
+    assert "sources of lengths 21-40" in press_row.ours  # Press et al.'s 2x, beside
 
 
 @pytest.mark.parametrize("aware, content, expected", [
