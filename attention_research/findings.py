@@ -195,21 +195,26 @@ def collect() -> list[tuple[str, Finding]]:
 
 def config_differences(original: Path, replication: Path) -> list[str]:
     """The replicated settings whose config differs from the first run's in anything but
-    the seed (a replication must rerun the same experiment)."""
+    the seed (a replication must rerun the same experiment). A field added after the
+    first run was written counts as the value that run had (``workdir.ADDED_FIELDS``),
+    and the fields that set only how much is computed at once are not compared."""
     from attention_research.reports import setting_name
+    from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
+
+    def compared(path):
+        config = {**ADDED_FIELDS, **flatten(json.loads(path.read_text()))}
+        return {k: v for k, v in config.items()
+                if k not in RESOURCE_FIELDS and k not in ("seed", "name")}
+
     first = {}
     for path in sorted(Path(original).glob("members/*/config.json")):
         first.setdefault(setting_name(path.parent.name), path)
     differing = []
     for path in sorted(Path(replication).glob("members/*/config.json")):
         setting = setting_name(path.parent.name)
-        if setting in first and setting not in differing:
-            a, b = (json.loads(p.read_text()) for p in (first[setting], path))
-            for config in (a, b):
-                config.pop("seed", None)
-                config.pop("name", None)
-            if a != b:
-                differing.append(setting)
+        if (setting in first and setting not in differing
+                and compared(first[setting]) != compared(path)):
+            differing.append(setting)
     return differing
 
 

@@ -125,11 +125,12 @@ def read_json(path):
                            "command: the run resumes from its last checkpoint.") from None
 
 
-def _flatten(tree, prefix=""):
+def flatten(tree, prefix=""):
+    """{'a': {'b': 1}} -> {'a.b': 1}."""
     flat = {}
     for key, value in tree.items():
         if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}."))
+            flat.update(flatten(value, f"{prefix}{key}."))
         else:
             flat[f"{prefix}{key}"] = value
     return flat
@@ -183,9 +184,9 @@ class WorkDir:
         saved_path = self.path / "config.json"
         if not saved_path.exists():
             return []
-        now = _flatten(json.loads(config.to_json()))
+        now = flatten(json.loads(config.to_json()))
         saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now},
-                 **_flatten(read_json(saved_path))}
+                 **flatten(read_json(saved_path))}
         return [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
                 if saved.get(k) != now.get(k)]
 

@@ -94,3 +94,12 @@ def test_a_replication_of_another_config_counts_as_none(tmp_path):
     (tmp_path / "x_replication" / "members" / "score-dot_seed-100" / "config.json").write_text(
         json.dumps({"seed": 100, "name": "x_replication", "train": {"learning_rate": 0.003}}))
     assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == []
+    # A field added after the first run, at the value that run had, is no difference;
+    # a resource field (the evaluation chunk) is none either; another value is one.
+    replicate = tmp_path / "x_replication" / "members" / "score-dot_seed-100" / "config.json"
+    for extra, differs in (({"gradient_batches": 0}, False), ({"gradient_batches": 5}, True)):
+        replicate.write_text(json.dumps(
+            {"seed": 100, "name": "x_replication", "train": {"learning_rate": 0.003, **extra},
+             "task": {"eval_batch_size": 7}}))
+        assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == (
+            ["score-dot"] if differs else [])
