@@ -389,10 +389,10 @@ def _location_aware_sort(f, get):
         lower = sum(b is not None and a is not None and a < b for a, b in zip(after, before))
         ours += (". The leader is issue 35's coverage control, added after this observation "
                  "was first made; its loss, on for the last fifth of training only (from "
-                 "about a tenth of the peak learning rate), leaves its sort accuracy lower at "
-                 f"step 1500 than at 1200, when it starts, on {lower} of {len(after)} seeds, so its coverage "
-                 "score rather than the loss may be what sorts: the same model without the "
-                 "loss " + (
+                 "about a tenth of the peak learning rate), leaves its sort accuracy lower "
+                 f"at step 1500 than at 1200, when it starts, on {lower} of {len(after)} "
+                 "seeds, so its coverage score rather than the loss may be what sorts: the "
+                 "same model without the loss " + (
                      get.cell(NO_LOSS, "sort") if no_loss and all(
                          v is not None for v in no_loss) else "is defined but not yet trained"))
     verdict = ("holds" if rnn.leader == "location_aware" and over_additive[0]

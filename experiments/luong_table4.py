@@ -129,7 +129,8 @@ def _location_alignment(results):
         "location-aligns-poorly", "The location function aligns poorly", paper,
         f"alignment accuracy (attention argmax on the true source position on copy and "
         f"reverse, whose symbols may repeat but whose position is fixed; on sort, on any "
-        f"position holding the emitted symbol), lengths 1-25, {seeds} seeds: " + "; ".join(parts) + ". Tests: "
+        f"position holding the emitted symbol), lengths 1-25, {seeds} seeds: "
+        + "; ".join(parts) + ". Tests: "
         + "; ".join(f"reverse location − {other}: {c.words(corrected=True)}"
                     for other, c in zip(("dot", "general"), tests)),
         "reproduced" if content and not above else "not reproduced" if above
@@ -228,8 +229,8 @@ def findings(results):
     how = (f"the hierarchical bootstrap of the seed-mean BLEU ({RESAMPLES:,} resamples of "
            f"each setting's {len(SEEDS)} seeds, spread corrected for their number, then of "
            "the test sentences, for the difference's standard error; Welch's t on it with "
-           "the seeds' degrees of freedom; Holm over the row's own comparisons at 5%; minimum effect "
-           f"{rule.min_effect:g} BLEU) separates the pair in Luong's direction "
+           "the seeds' degrees of freedom; Holm over the row's own comparisons at 5%; "
+           f"minimum effect {rule.min_effect:g} BLEU) separates the pair in Luong's direction "
            "(reproduced), in the other (not reproduced), or not at all (inconclusive); a "
            "row of several pairs is reproduced only if all are. The paired bootstrap over "
            "sentences alone, which holds these models fixed, and Welch's t over seeds are "
