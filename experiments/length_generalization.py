@@ -34,9 +34,10 @@ Every member's summary.json also holds teacher-forced token accuracy by target p
 them shows as such.
 
 Memory: a decoder-only cohort's evaluation (5 members, chunks of 400 sequences of up to
-402 positions, 4 heads) peaks at about 12 GiB of host memory on CPU, so two decoder-only
+402 positions, 4 heads) peaks at 12-15 GiB of host memory on CPU, so two decoder-only
 cohorts at once (``--part=1/2`` and ``--part=2/2`` side by side) overflow a 24 GiB
-machine and one is killed; run them one at a time there, beside any other sweep.
+machine and one is killed; so does one beside transformer_scores (about 8 GiB). Run them
+one at a time there, beside an RNN sweep at most.
 Checkpoints every 500 steps: a killed cohort resumes from its last one.
 """
 
