@@ -206,14 +206,15 @@ def config_differences(original: Path, replication: Path) -> list[str]:
         return {k: v for k, v in config.items()
                 if k not in RESOURCE_FIELDS and k not in ("seed", "name")}
 
-    first = {}
+    first = {}  # each setting's first-run config, read once
     for path in sorted(Path(original).glob("members/*/config.json")):
-        first.setdefault(setting_name(path.parent.name), path)
+        setting = setting_name(path.parent.name)
+        if setting not in first:
+            first[setting] = compared(path)
     differing = []
     for path in sorted(Path(replication).glob("members/*/config.json")):
         setting = setting_name(path.parent.name)
-        if (setting in first and setting not in differing
-                and compared(first[setting]) != compared(path)):
+        if setting in first and setting not in differing and first[setting] != compared(path):
             differing.append(setting)
     return differing
 

@@ -98,8 +98,16 @@ def welch(a, b) -> Test | None:
         p = 1.0 if not difference else min(1.0, 2 / math.comb(len(a) + len(b), len(a)))
         return Test(math.copysign(math.inf, difference) if difference else 0.0,
                     float(len(a) + len(b) - 2), p, "permutation (both groups constant)")
+    return welch_from_variances(difference, va, vb, len(a), len(b))
+
+
+def welch_from_variances(difference: float, va: float, vb: float, n_a: int,
+                         n_b: int) -> Test:
+    """Welch's t-test of a difference of two means from the variances of those means
+    (s²/n, or a bootstrap's variance of each mean) and the counts behind them, which
+    give Satterthwaite's degrees of freedom. Needs va + vb > 0 and n_a, n_b ≥ 2."""
     t = difference / math.sqrt(va + vb)
-    dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    dof = (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1))
     return Test(float(t), float(dof), float(2 * _scipy.t.sf(abs(t), dof)))
 
 

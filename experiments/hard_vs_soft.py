@@ -147,7 +147,7 @@ XU_SCALE_RULE = (
     "disagree. Area under the curve beside. Written after an audit found λ_r = 0.1 below "
     "Xu's relative scale, and after the λ_r = 0.1 runs (which put hard ahead on 26-50), "
     "before these were trained; the first rule's result (area at λ_r = 0.1) is beside")
-NOISE_RULE = (
+BETWEEN_RUNS_NOISE_RULE = (
     "Xu et al. §4.1 add the moving-average baseline and the soft steps to reduce "
     "REINFORCE's variance; the soft steps are tested (the baseline is always on here): the "
     "unbiased signal to noise (‖ḡ‖² − tr Cov/N) / tr Cov = recorded ratio − 1/N (N = 100 "
@@ -170,7 +170,7 @@ NOISE_RULE = (
     "estimator against every sequence sampled, Welch's t Holm-corrected over the 4, "
     "minimum effect 0.05: reproduced if above at all 4, not reproduced if below at any, "
     "else inconclusive. The between-run comparison of the rule before is shown beside. "
-    "That rule: " + NOISE_RULE)
+    "That rule: " + BETWEEN_RUNS_NOISE_RULE)
 NOISE_STEPS = (0, 100, 500)
 SOFT_HALF_RULE = (
     "on copy, 5 seeds, area under seq acc 1-25: Xu's code setting without REINFORCE "

@@ -65,7 +65,7 @@ def attention_kwargs(config) -> dict:
                 attention_dim=attention.dim, max_length=max_source_length(config),
                 window=attention.window, soft_fraction=attention.hard.soft_fraction,
                 soft_unit=attention.hard.soft_unit,
-                test_context=attention.hard.get("test_context", "argmax"),
+                test_context=attention.hard.test_context,
                 num_heads=attention.num_heads, head_dim=attention.head_dim,
                 normalizer=attention.normalizer, filters=attention.location_filters,
                 filter_width=attention.location_width,

@@ -11,6 +11,8 @@ import sacrebleu
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 
+from attention_research import stats
+
 
 def length_bins(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:
     """(first, last) source word counts of each bin, from each bin's last count;
@@ -162,15 +164,11 @@ def _welch_reference(difference: float, var_a: float, var_b: float, n_a: int,
     means (seeds and sentences): its degrees of freedom are the seeds' (Satterthwaite),
     so a test over 3 seeds is calibrated as a t test over 3 seeds is."""
     from scipy import stats as scipy_stats
-    variance = var_a + var_b
-    se = float(np.sqrt(variance))
-    pieces = [v ** 2 / (n - 1) for v, n in ((var_a, n_a), (var_b, n_b)) if n > 1]
-    df = float(variance ** 2 / sum(pieces)) if variance > 0 and sum(pieces) > 0 else None
-    if se == 0 or df is None:  # no spread at all (one seed each, one sentence): no test
+    se = float(np.sqrt(var_a + var_b))
+    if se == 0 or min(n_a, n_b) < 2:  # no spread, or one seed on a side: no test
         return {"difference": float(difference), "low": float(difference),
-                "high": float(difference), "p": 1.0 if difference == 0 else 0.0,
-                "se": se, "df": df}
-    quantile = float(scipy_stats.t.ppf(0.975, df))
-    p = float(2 * scipy_stats.t.sf(abs(difference) / se, df))
-    return {"difference": float(difference), "low": float(difference - quantile * se),
-            "high": float(difference + quantile * se), "p": p, "se": se, "df": df}
+                "high": float(difference), "p": 1.0, "se": se, "df": None}
+    test = stats.welch_from_variances(difference, var_a, var_b, n_a, n_b)
+    half = float(scipy_stats.t.ppf(0.975, test.dof)) * se
+    return {"difference": float(difference), "low": float(difference - half),
+            "high": float(difference + half), "p": test.p, "se": se, "df": test.dof}
