@@ -71,8 +71,9 @@ def _translation(arg) -> bool:
 def get_config(arg=None):
     translation = _translation(arg)
     config = base.get_config("task=translation" if translation else None)
-    if translation:  # recorded before translation_recipe tuned the defaults: pinned
-        config = Translation.use_first_recipe(config)
+    if translation:  # recorded on ding_de_en before translation_recipe tuned the
+        # defaults and before multi30k became the default corpus: both pinned
+        config = Translation.use_first_recipe(Translation.use_corpus(config, "ding_de_en"))
     config.name = "explicit_vs_implicit" + ("_translation" if translation else "")
     # Integrated gradients (m = 16) read at 2 drawn target steps per held-out example:
     # about 40 backward passes of the held-out set, once, on the final parameters

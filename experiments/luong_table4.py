@@ -23,6 +23,7 @@ alignments where they are known, on the symbol tasks (``compare_attention``).
 """
 
 from attention_research import sweeps
+from attention_research.tasks.translation.task import Translation
 from configs import base
 
 SCORE, ALIGNMENT = "config.model.attention.score", "config.model.attention.alignment"
@@ -47,7 +48,8 @@ PAIRS = [("score-dot", "score-general"),
 
 
 def get_config(arg=None):
-    config = base.get_config("task=translation")
+    # Recorded on ding_de_en, the default corpus then: pinned.
+    config = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
     config.name = "luong_table4"
     # The tuned recipe (the defaults since translation_recipe), pinned.
     config.model.tie_embeddings = "all"

@@ -26,7 +26,9 @@ TRANSFORMER = transformer.get_config("task=translation").model
 def get_config(arg=None):
     # Recorded before experiments/translation_recipe.py tuned the defaults: its recipe
     # (no smoothing or tying, the last parameters) is pinned, so a rerun matches.
-    config = Translation.use_first_recipe(base.get_config("task=translation"))
+    # ding_de_en was the default corpus then (multi30k is now): pinned too.
+    config = Translation.use_first_recipe(
+        Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"))
     config.name = "translation_de_en"
     config.train.num_steps = 8000  # the validation loss still falls at that recipe's 3000
     return base.shrink_if_tiny(config, arg)

@@ -52,6 +52,7 @@ def tiny_translation_config(data_dir, score="additive"):
     config.model.attention.score = score
     config.model.dropout = 0.0
     config.task.data_dir = str(data_dir)
+    config.task.dataset = "ding_de_en"  # the tiny sizes of ``tiny`` kept (not use_corpus's)
     return config
 
 

@@ -121,7 +121,7 @@ def test_every_config_takes_task_translation(name):
     from attention_research.decoding import greedy_decode
     config = importlib.import_module(f"configs.{name}").get_config("task=translation")
     validate(config)
-    assert config.task.dataset == "ding_de_en" and not hasattr(config.task, "num_symbols")
+    assert config.task.dataset == "multi30k" and not hasattr(config.task, "num_symbols")
     model = models.make_model(config, 40, 40)
     source = np.array([[5, 6, 7, 0], [8, 9, 0, 0]], np.int32)
     params = model.init(jax.random.PRNGKey(0), source, source)["params"]

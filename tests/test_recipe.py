@@ -185,9 +185,10 @@ def test_bad_selection_settings_are_refused_with_the_choices():
 
 
 def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path):
-    """task=translation's defaults are translation_recipe's smooth_tie member (the best
-    mean validation BLEU, seed 0), apart from what tuning alone sets: its name and the
-    validation split; the first recipe is what that sweep's baseline trains."""
+    """task=translation's defaults, on the corpus they were tuned on (ding_de_en; the
+    default corpus is multi30k since), are translation_recipe's smooth_tie member (the
+    best mean validation BLEU, seed 0), apart from what tuning alone sets: its name and
+    the validation split; the first recipe is what that sweep's baseline trains."""
     import json
     from attention_research import sweeps
     from attention_research.tasks.translation.task import Translation
@@ -196,12 +197,13 @@ def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path)
     members = sweeps.expand(recipe.get_config(), recipe.get_sweep(), tmp_path)
     name = sweeps.member_name({**recipe.SETTINGS["smooth_tie"], "config.seed": 0})
     chosen = next(m.config for m in members if m.name == name)
-    default = base.get_config("task=translation")
+    default = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
     tuned = lambda c: {**json.loads(c.to_json()), "name": "", "task": {
         **json.loads(c.task.to_json()), "eval_split": ""}}
     assert tuned(default) == tuned(chosen)
     baseline = next(m.config for m in members if m.name == "seed-0")
-    first = Translation.use_first_recipe(base.get_config("task=translation"))
+    first = Translation.use_first_recipe(
+        Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"))
     first.train.update(num_steps=8000, eval_every=500, best_metric="eval/bleu/validation")
     assert tuned(first) == tuned(baseline)
 
@@ -210,7 +212,8 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
     """translation_recipe's finding compares the tuned default with the first on test
     BLEU through two experiments' additive members: luong_table4's is the tuned default
     (configs/additive.py:task=translation) and explicit_vs_implicit:task=translation's
-    the first, apart from their names and, for the second, the analysis it adds."""
+    the first, apart from their names and, for the second, the analysis it adds; both
+    on ding_de_en, the default corpus when they were recorded."""
     import json
     from attention_research import sweeps
     from attention_research.tasks.translation.task import Translation
@@ -225,9 +228,8 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
 
     plain = lambda c: {**json.loads(c.to_json()), "name": "", "analysis": None}
     tuned = member(luong_table4, None, recipe.TUNED_DEFAULT[1])
-    default = additive.get_config("task=translation")
+    default = Translation.use_corpus(additive.get_config("task=translation"), "ding_de_en")
     assert plain(tuned) == plain(default)
     assert tuned.analysis.to_json() == default.analysis.to_json()
     first = member(explicit_vs_implicit, "task=translation", recipe.FIRST_DEFAULT[1])
-    assert plain(first) == plain(Translation.use_first_recipe(
-        additive.get_config("task=translation")))
+    assert plain(first) == plain(Translation.use_first_recipe(default))

@@ -22,12 +22,30 @@ def test_bleu_and_chrf_through_sacrebleu_on_known_strings():
     assert 0.0 < partial["bleu"] < 100.0
     sources = ["ein Satz", "eins zwei drei vier fünf sechs sieben"]
     by_length = metrics.bleu_by_length(references, references, sources, (5, 10))
-    assert by_length == {"1-5": {"bleu": pytest.approx(100.0), "count": 1},
-                         "6-10": {"bleu": pytest.approx(100.0), "count": 1}}
+    perfect = {"bleu": pytest.approx(100.0), "bleu_lc": pytest.approx(100.0), "count": 1}
+    assert by_length == {"1-5": perfect, "6-10": perfect}
     # The last bin is open-ended; empty bins are left out.
     by_length = metrics.bleu_by_length(references, references, sources, (1, 3))
     assert list(by_length) == ["2-3", "4+"]
     assert metrics.length_bins((4, 8)) == [(1, 4), (5, 8), (9, None)]
+
+
+def test_lowercased_bleu_is_sacrebleu_lowercase_13a_and_ignores_case_only():
+    """``bleu_lc`` scores as the Multi30k tutorials do (lowercased, tokenised BLEU):
+    a hypothesis that differs from its reference only in case is perfect there and not
+    in cased BLEU; on text without capitals the two agree."""
+    import sacrebleu
+    references = ["A man in a blue shirt is standing on a ladder.",
+                  "Two dogs play in the snow."]
+    shouted = [r.upper() for r in references]
+    scores = metrics.corpus_scores(shouted, references)
+    assert scores["bleu_lc"] == pytest.approx(100.0) and scores["bleu"] < 5.0
+    hypotheses = ["a man in a blue shirt stands on a ladder .", "two dogs play in snow ."]
+    lowered = [r.lower() for r in references]
+    assert metrics.corpus_scores(hypotheses, lowered)["bleu_lc"] == pytest.approx(
+        metrics.corpus_scores(hypotheses, lowered)["bleu"])
+    assert metrics.corpus_scores(hypotheses, references)["bleu_lc"] == pytest.approx(
+        sacrebleu.corpus_bleu(hypotheses, [references], lowercase=True, tokenize="13a").score)
 
 
 class TinyTranslate(tfds.core.GeneratorBasedBuilder):
@@ -60,7 +78,7 @@ def test_any_tfds_translation_dataset_loads_by_name(tmp_path):
     reversed_corpus = datasets.load("tiny_translate", data_dir=str(tmp_path),
                                     source_language="en", target_language="fr")
     assert reversed_corpus.pair("test", 0) == (target, source)
-    with pytest.raises(ValueError, match="is for ding_de_en only"):
+    with pytest.raises(ValueError, match="is for the built-in corpora only"):
         datasets.load("tiny_translate", data_dir=str(tmp_path), data_path="/x")
 
 
@@ -377,7 +395,7 @@ def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, t
     corpus, _, _ = corpus_and_tokens
     config = transformer.get_config("score=scaled_dot,task=translation,tiny")
     config.model.dropout = 0.0
-    config.task.data_dir = str(corpus.data_dir.parents[1])
+    config.task.update(data_dir=str(corpus.data_dir.parents[1]), dataset="ding_de_en")
     config.analysis.update(implicit="integrated_gradients", steps=2, batch_size=8,
                            target_steps=2)
     summary = train(config, tmp_path, progress=False)

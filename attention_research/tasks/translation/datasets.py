@@ -1,10 +1,10 @@
-"""Translation corpora through TFDS: the built-in ``ding_de_en`` or any TFDS translation
-dataset by name (``wmt14_translate/de-en``, ``ted_hrlr_translate/pt_to_en``, …).
+"""Translation corpora through TFDS: the built-in ``multi30k`` and ``ding_de_en``, or any
+TFDS translation dataset by name (``wmt14_translate/de-en``, ``ted_hrlr_translate/pt_to_en``, …).
 
 Every corpus is prepared once as ``array_record`` and read with random access
 (``as_data_source``), which needs no TensorFlow. Building a catalog dataset such as
-WMT does need TensorFlow and the internet the first time; ``ding_de_en`` needs
-neither (see ``ding_de_en.py`` for where it finds its file).
+WMT does need TensorFlow and the internet the first time; the built-in corpora need
+neither (see ``multi30k.py`` and ``ding_de_en.py`` for where they find their files).
 """
 
 from __future__ import annotations
@@ -17,9 +17,12 @@ import tensorflow_datasets as tfds
 
 from attention_research.errors import ConfigError
 
-from attention_research.tasks.translation import ding_de_en  # registers the builder
+# Importing a builder registers it with TFDS.
+from attention_research.tasks.translation import ding_de_en, multi30k
 
 SPLITS = ("train", "validation", "test")
+# The built-in corpora, which read their files from ``task.data_path`` when given.
+BUILT_IN = {"multi30k": "a folder of its raw .gz files", "ding_de_en": "the Ding file"}
 
 
 @dataclass
@@ -50,16 +53,18 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
          splits: Sequence[str] = SPLITS) -> Corpus:
     """Prepare (once) and open a translation dataset.
 
-    ``data_path`` is the Ding file for ``ding_de_en``. The languages default to the
-    dataset's supervised keys (source, target). Unknown names and languages are
-    refused with the valid choices.
+    ``data_path`` is where a built-in corpus finds its files (``BUILT_IN``). The
+    languages default to the dataset's supervised keys (source, target). Unknown names,
+    languages and splits are refused with the valid choices.
     """
     kwargs = {"data_dir": data_dir, "file_format": "array_record"}
-    if name == "ding_de_en":
+    if name in BUILT_IN:
         kwargs["source_path"] = data_path or None
     elif data_path:
-        raise ConfigError(f"task.data_path is for ding_de_en only; {name!r} is a TFDS "
-                         "catalog dataset and finds its own data")
+        raise ConfigError(
+            f"task.data_path is for the built-in corpora only ("
+            + "; ".join(f"{n}: {what}" for n, what in BUILT_IN.items())
+            + f"); {name!r} is a TFDS catalog dataset and finds its own data")
     try:
         builder = tfds.builder(name, **kwargs)
     except tfds.core.registered.DatasetNotFoundError as error:
@@ -88,4 +93,4 @@ def _prepared(builder) -> bool:
     return (Path(builder.data_dir) / "dataset_info.json").is_file()
 
 
-__all__ = ["Corpus", "SPLITS", "as_text", "ding_de_en", "load"]
+__all__ = ["BUILT_IN", "Corpus", "SPLITS", "as_text", "ding_de_en", "load", "multi30k"]

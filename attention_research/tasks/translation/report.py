@@ -34,22 +34,27 @@ def member_rows(members, summaries) -> list[dict]:
 def markdown(rows, split: str, elapsed_s: float) -> str:
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     lengths = list(dict.fromkeys(k for r in rows for k in r if k.startswith("bleu_len")))
-    header = (["setting", "seeds", f"BLEU ({split})", f"chrF ({split})", "validation loss"]
+    # Lowercased BLEU (the Multi30k tutorials' score) where the runs report it.
+    lowercased = [f"{split}/bleu_lc"] if any(f"{split}/bleu_lc" in r for r in rows) else []
+    header = (["setting", "seeds", f"BLEU ({split})"]
+              + [f"lowercased BLEU ({split})"] * len(lowercased)
+              + [f"chrF ({split})", "validation loss"]
               + [f"BLEU, {k.removeprefix('bleu_len')} words" for k in lengths])
     table = []
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]
         cells = [setting, seeds_cell(seeds)]
         cells += [interval_cell([r.get(k) for r in seeds]) for k in
-                  (f"{split}/bleu", f"{split}/chrf", "loss/validation", *lengths)]
+                  (f"{split}/bleu", *lowercased, f"{split}/chrf", "loss/validation", *lengths)]
         table.append(cells)
     verdicts = [[name, verdict({s: [r.get(key) for r in finished(rows) if r["setting"] == s]
                                for s in settings}, digits=2, rule=rule)]
                 for key, name, rule in ((f"{split}/bleu", f"BLEU ({split})", stats.BLEU),
                                         (f"{split}/chrf", f"chrF ({split})", stats.CHRF))]
     return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
-            "seed). BLEU and chrF by sacrebleu on detokenised output; source length in "
-            "words.\n\n" + markdown_table(header, table)
+            "seed). BLEU and chrF by sacrebleu on detokenised output (lowercased BLEU: "
+            "sacrebleu's with lowercase=True, as the Multi30k tutorials score); source "
+            "length in words.\n\n" + markdown_table(header, table)
             + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE
             + " With one seed per setting, significance.md compares the systems sentence "
               "by sentence instead (paired bootstrap).\n\n"

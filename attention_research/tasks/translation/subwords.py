@@ -96,7 +96,7 @@ def train_or_load(sentences: Iterable[str], cache_dir: Path, vocab_size: int,
                     shuffle_input_sentence=True, minloglevel=2)
             except RuntimeError as error:  # e.g. a vocabulary larger than the corpus allows
                 raise ValueError(f"SentencePiece could not train a {vocab_size}-piece "
-                                 f"{model_type} model on this data: {error}. Set a smaller "
+                                 f"{model_type} model on this data: {str(error).rstrip('.')}. Set a smaller "
                                  f"task.vocab_size.") from error
             Path(f"{prefix}.model").replace(path)
     return spm.SentencePieceProcessor(model_file=str(path))

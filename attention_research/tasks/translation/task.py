@@ -1,4 +1,5 @@
-"""``translation``: any TFDS translation corpus (``ding_de_en`` built in) as a Task.
+"""``translation``: any TFDS translation corpus (``multi30k``, the default, and
+``ding_de_en`` built in) as a Task.
 
 What differs from the symbol tasks: batches come from the input pipeline
 (``pipeline.py``) on the host instead of being sampled inside the step; evaluation
@@ -17,11 +18,26 @@ import numpy as np
 from attention_research import plotting
 from attention_research.analysis import held_out
 from attention_research.data import EOS, PAD, Batch
-from attention_research.errors import choice, require
+from attention_research.errors import require
 from attention_research.tasks.protocol import Final
 from attention_research.tasks.translation import (analysis, datasets, metrics, pipeline,
                                                    report, subwords)
 from attention_research.training.steps import make_teacher_forced, make_translate
+
+
+# The length fields of each built-in corpus: training bucket widths (pieces of the
+# default 2,000-piece vocabulary) and BLEU-by-length bins (source words).
+CORPUS_LENGTHS = {
+    # Multi30k: German 11.1 words on average, at most 39; 3-4% of sentences have 20
+    # words or more; the longest pair is 83 pieces. Bins of about equal counts below
+    # 15 words, then the long tail Bahdanau's claim is about.
+    "multi30k": {"length_buckets": (16, 24, 32, 48, 88),
+                 "bleu_length_bins": (6, 8, 10, 12, 15, 19)},
+    # ding_de_en: short dictionary examples (median 7 words, 81 of 1,033 test
+    # sentences over 12).
+    "ding_de_en": {"length_buckets": (16, 24, 32, 48),
+                   "bleu_length_bins": (4, 6, 8, 10, 12)},
+}
 
 
 class Translation:
@@ -33,28 +49,28 @@ class Translation:
 
     @classmethod
     def configure(cls, config):
-        """The task's fields, and run defaults sized for ding_de_en on a CPU."""
+        """The task's fields, and run defaults sized for Multi30k on a CPU."""
         task = config.task
-        task.dataset = "ding_de_en"  # ding_de_en, or any TFDS translation dataset (wmt14_translate/de-en)
+        task.dataset = "multi30k"  # multi30k, ding_de_en, or any TFDS translation dataset (wmt14_translate/de-en)
         task.data_dir = ""  # TFDS data directory ('': TFDS's default, ~/tensorflow_datasets)
-        task.data_path = ""  # ding_de_en's file ('': manual dir, /usr/share/trans/de-en, download)
-        task.source_language = ""  # '': the dataset's supervised keys (ding_de_en: de -> en)
+        task.data_path = ""  # a built-in corpus's files (multi30k: a folder of its .gz files; ding_de_en: its file); '': manual dir or download
+        task.source_language = ""  # '': the dataset's supervised keys (multi30k, ding_de_en: de -> en)
         task.target_language = ""
         task.vocab_size = 2000  # SentencePiece pieces, one model for both languages
-        task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped
+        task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped (use_corpus sets them)
         task.data_seed = 0  # order of the length buckets, shared by a cohort's members
         task.batch_tokens = 0  # > 0: a training batch holds about this many target tokens (padded), not train.batch_size pairs
         task.subword_alpha = 0.0  # > 0: subword regularisation in training (Kudo 2018): P(x)^alpha over the l best
         task.subword_nbest = 64  # l: segmentations sampled from when subword_alpha > 0 (>= 2)
         task.eval_max_length = 128  # held-out sources and references are cut to this many pieces
         task.eval_batch_size = 128  # sentences per evaluation batch
-        task.eval_split = "test"  # the split the final BLEU is measured on
+        task.eval_split = "test"  # the split the final BLEU is measured on (multi30k: test is test_2016_flickr; also test2017, mscoco2017, test2018)
         task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
         task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
         task.coverage_penalty = 0.0  # GNMT's beta in Wu et al. 2016, Eq. 14 (0: off)
-        # BLEU by source length: each bin's last word count, and one bin for longer.
-        # ding_de_en's test sentences are short (median 7 words, 81 of 1,033 over 12);
-        # for WMT use e.g. (10, 20, 30, 40, 50), Bahdanau et al.'s Figure 2.
+        # BLEU by source length: each bin's last word count, and one bin for longer
+        # (use_corpus sets them; for WMT use e.g. (10, 20, 30, 40, 50), Bahdanau et
+        # al.'s Figure 2).
         task.bleu_length_bins = (4, 6, 8, 10, 12)
         task.num_samples = 8  # sample translations (and heat maps) written with the summary
         model, train = config.model, config.train
@@ -82,6 +98,15 @@ class Translation:
         train.num_steps = 8000
         train.eval_every = 500
         train.best_metric = "eval/bleu/validation"
+        cls.use_corpus(config, "multi30k")
+
+    @classmethod
+    def use_corpus(cls, config, name: str):
+        """Train on the built-in corpus ``name``, with the length fields that suit its
+        sentences (``CORPUS_LENGTHS``)."""
+        config.task.dataset = name
+        config.task.update(CORPUS_LENGTHS[name])
+        return config
 
     @classmethod
     def use_first_recipe(cls, config):
@@ -119,7 +144,11 @@ class Translation:
                 f"{task.length_penalty}")
         require(task.coverage_penalty >= 0, f"task.coverage_penalty must be >= 0, got "
                 f"{task.coverage_penalty}")
-        choice(task.eval_split, ("validation", "test"), "task.eval_split")
+        # Which splits a corpus has is known once it is loaded (datasets.load refuses a
+        # missing one with the corpus's own list); training data is never a test set.
+        require(bool(task.eval_split) and task.eval_split != "train",
+                f"task.eval_split must name a held-out split (validation, test, or a "
+                f"corpus's own, e.g. multi30k's test2017), got {task.eval_split!r}")
         require(task.num_samples >= 0, "task.num_samples must be >= 0")
         require(task.batch_tokens == 0 or task.batch_tokens >= buckets[-1],
                 f"task.batch_tokens must be 0 (train.batch_size pairs a batch) or at least "
@@ -134,8 +163,8 @@ class Translation:
     @classmethod
     def selection_metrics(cls, config) -> tuple[str, ...]:
         """The held-out metrics ``train.best_metric`` may name (the validation split's)."""
-        return tuple(f"eval/{metric}/validation" for metric in ("bleu", "chrf", "loss",
-                                                                 "token_acc"))
+        return tuple(f"eval/{metric}/validation" for metric in ("bleu", "bleu_lc", "chrf",
+                                                                 "loss", "token_acc"))
 
     def __init__(self, config, seeds, verbose: bool = False):
         self.config, self.seeds = config, list(seeds)
@@ -207,8 +236,7 @@ class Translation:
                 results.append({"metrics": {
                     **{f"eval/{name}/validation": float(value[member])
                        for name, value in means.items()},
-                    "eval/bleu/validation": scores["bleu"],
-                    "eval/chrf/validation": scores["chrf"]}})
+                    **{f"eval/{name}/validation": value for name, value in scores.items()}}})
             return results
         return evaluate
 
@@ -279,8 +307,7 @@ class Translation:
             scores = metrics.corpus_scores(hypotheses[member], references)
             by_length = metrics.bleu_by_length(hypotheses[member], references,
                                                split.source_texts, task.bleu_length_bins)
-            scored = {f"{task.eval_split}/bleu": scores["bleu"],
-                      f"{task.eval_split}/chrf": scores["chrf"]}
+            scored = {f"{task.eval_split}/{name}": value for name, value in scores.items()}
             sample_rows = [{"source": split.source_texts[i], "reference": references[i],
                             "translation": hypotheses[member][i]} for i in samples]
             finals.append(Final(
