@@ -214,7 +214,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "hard_vs_soft": (130, 26), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
-                "pointer_generator": (25, 5)}
+                "pointer_generator": (25, 5), "multi30k_recipe": (12, 6)}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py"))
     for name, (num_members, num_cohorts) in expected.items():
         spec = importlib.util.spec_from_file_location(name, root / "experiments" / f"{name}.py")
