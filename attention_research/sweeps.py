@@ -77,10 +77,30 @@ def _short(field: str) -> str:
     return path[-2] if path[-1] == "name" and len(path) > 1 else path[-1]
 
 
+def _value_text(value) -> str:
+    """A value as a name shows it: exact (Python's shortest round-tripping repr of a
+    float), and an exponent's sign kept: 1e+35 is '1e35', never '1e-35'."""
+    return re.sub(r"e\+(\d)", r"e\1", str(value))
+
+
 def member_name(overrides: dict) -> str:
     """{'config.model.attention.score': 'dot', 'config.seed': 1} -> 'score-dot_seed-1'."""
-    parts = [f"{_short(field)}-{value}" for field, value in overrides.items()]
+    parts = [f"{_short(field)}-{_value_text(value)}" for field, value in overrides.items()]
     return re.sub(r"[^A-Za-z0-9.=_-]+", "-", "_".join(parts)) or "base"
+
+
+def _distinct_names(sweep: list[dict]) -> list[str]:
+    """``member_name`` of each member; where two different settings would share a name
+    (characters a folder name cannot hold, e.g. 'a b' and 'a-b'), each of them gets a
+    digest of its overrides, so that no two settings are ever called the same."""
+    names = [member_name(overrides) for overrides in sweep]
+    settings = {}
+    for name, overrides in zip(names, sweep):
+        settings.setdefault(name, set()).add(json.dumps(overrides, sort_keys=True,
+                                                        default=repr))
+    return [name if len(settings[name]) == 1 else
+            f"{name}_{_digest(json.dumps(overrides, sort_keys=True, default=repr))}"
+            for name, overrides in zip(names, sweep)]
 
 
 def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
@@ -88,7 +108,7 @@ def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
     if not sweep:
         raise ConfigError("get_sweep() returned no members")
     members, names = [], set()
-    for index, overrides in enumerate(sweep):
+    for index, (overrides, name) in enumerate(zip(sweep, _distinct_names(sweep))):
         config = copy.deepcopy(base_config)
         for field, value in overrides.items():
             _set(config, field, value)
@@ -96,7 +116,6 @@ def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
             validate(config)
         except ConfigError as error:
             raise ConfigError(f"sweep member {index} ({overrides}): {error}") from None
-        name = member_name(overrides)
         if name in names:
             raise ConfigError(f"two sweep members have the same overrides: {overrides}")
         names.add(name)

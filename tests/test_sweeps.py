@@ -78,6 +78,24 @@ def test_bad_sweeps_are_refused_with_the_member_named(tmp_path):
         sweeps.expand(tiny_config(), [{"config.seed": 1}, {"config.seed": 1}], tmp_path)
 
 
+def test_member_names_keep_every_value_exactly(tmp_path):
+    """Issue 37: a learning rate of 1e35 was named 'learning_rate-1e-35', and a sweep
+    over [1e-20, 1e20] was refused as two members with the same overrides."""
+    name = lambda value: sweeps.member_name({"config.train.learning_rate": value})
+    assert name(1e35) == "learning_rate-1e35" and name(1e-35) == "learning_rate-1e-35"
+    assert name(0.1 + 0.2) == "learning_rate-0.30000000000000004"  # every digit
+    members = sweeps.expand(tiny_config(), sweeps.axis("config.train.learning_rate",
+                                                       [1e-20, 1e20]), tmp_path)
+    assert [m.name for m in members] == ["learning_rate-1e-20", "learning_rate-1e20"]
+    # Settings that differ only in characters a folder name cannot hold still get two
+    # names (each with a digest of its overrides); equal settings are still refused.
+    members = sweeps.expand(tiny_config(), sweeps.axis("config.name", ["a b", "a-b"]),
+                            tmp_path)
+    first, second = (m.name for m in members)
+    assert first != second and first.startswith("config-a-b_") and second.startswith("config-a-b_")
+    assert [m.config.name for m in members] == ["a b", "a-b"]
+
+
 def _curve(workdir):
     records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
     return [(r["step"], r.get("train/loss"), r.get("eval/loss/len1-4")) for r in records]
