@@ -203,7 +203,7 @@ def run():
     from attention_research.config_checks import validate
     from attention_research.record import record
     from attention_research.training.loop import train
-    from attention_research.training.sweep import run_sweep
+    from attention_research.training.sweep import failure_line, run_sweep
     from attention_research.workdir import ensure_writable
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
@@ -231,7 +231,11 @@ def run():
             destination = record_destination(spec, config.name)
             members = record(workdir, destination)
             print(f"recorded {len(members)} finished member(s)"
-                  + (" and the report" if finished else "") + f" into {destination}")
+                  + (" and the report" if finished else "") + f" into {destination}"
+                  if members else "no finished member: nothing recorded")
+        failure = failure_line(workdir) if jax.process_index() == 0 else None
+        if failure:
+            raise SystemExit(failure)  # exit status 1, as a failed single run
         return
     summary = train(config, workdir, start_time=START_TIME)
     for member in summary["members"]:

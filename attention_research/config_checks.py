@@ -145,6 +145,14 @@ def validate(config):
         require(train[field] >= 1, f"train.{field} must be >= 1, got {train[field]}")
     require(train.learning_rate > 0, f"train.learning_rate must be > 0, got {train.learning_rate}")
     require(train.grad_clip_norm > 0, f"train.grad_clip_norm must be > 0, got {train.grad_clip_norm}")
+    require(train.weight_decay >= 0, f"train.weight_decay must be >= 0, got {train.weight_decay}")
+    # Decay is decoupled (Loshchilov & Hutter 2019) and only adamw applies it: under adam
+    # or sgd it was once ignored without a word (issue 37).
+    require(train.weight_decay == 0 or train.optimizer == "adamw",
+            f"train.weight_decay={train.weight_decay} is applied by "
+            f"train.optimizer=adamw only (decoupled weight decay), and the optimizer is "
+            f"{train.optimizer}: pass --config.train.optimizer=adamw, or leave "
+            f"weight_decay at 0")
     _validate_final_parameters(config)
     require(0.0 <= train.label_smoothing < 1.0,
             f"train.label_smoothing must be in [0, 1), got {train.label_smoothing}")

@@ -61,6 +61,9 @@ def record(workdir, destination) -> list[str]:
     """Copy a sweep's report and finished members from ``workdir`` into ``destination``;
     returns the member names recorded."""
     workdir, destination = Path(workdir), Path(destination)
+    if not any((member / "summary.json").is_file()
+               for member in (workdir / "members").glob("*/")):
+        return []  # nothing finished: nothing is written, not even the folder
     for name in REPORT_FILES:
         if (workdir / name).is_file():
             _copy(workdir / name, destination / name)

@@ -4,6 +4,7 @@ loss is warned about (attention_research/training/health.py)."""
 
 import json
 import math
+import re
 
 import jax
 import jax.numpy as jnp
@@ -17,6 +18,22 @@ from attention_research.training.loop import train
 from attention_research.training.sweep import run_sweep
 
 HUGE = 1e36  # Adam steps of this size overflow float32 within the first train call
+
+
+@pytest.mark.parametrize("warmup, clip", [(0, 1.0), (100, 1.0), (500, 0.25)])
+def test_the_advice_for_a_non_finite_run_never_repeats_a_value_in_use(tiny, warmup, clip):
+    """Issue 37: it suggested --config.train.warmup_steps=0 to a run whose warm-up was
+    0, and grad_clip_norm=1 where it was 1."""
+    from attention_research.training.health import failure_message
+    config = tiny()
+    config.train.update(learning_rate=3e-3, warmup_steps=warmup, grad_clip_norm=clip,
+                        num_steps=1000)
+    message = failure_message(config, 0, 7, 1, None)
+    suggested = dict(re.findall(r"--config\.train\.(\w+)=([\d.e+-]+)", message))
+    assert float(suggested["learning_rate"]) < 3e-3
+    assert float(suggested["grad_clip_norm"]) < clip
+    assert "warmup_steps" not in suggested or int(suggested["warmup_steps"]) > warmup
+    assert ("warmup_steps" in suggested) == (warmup < 500)  # 500 is already num_steps / 2
 
 
 def test_a_huge_learning_rate_stops_a_run_with_a_clear_error(tiny, tmp_path):
@@ -62,8 +79,13 @@ def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, t
     report = (tmp_path / "summary.md").read_text()
     assert "1 failed: non-finite at step 3" in report
     # The failed member's directory holds no plots of its frozen parameters.
-    failed_dir = tmp_path / "members" / "learning_rate-1e+36"
+    failed_dir = tmp_path / "members" / sweeps.member_name(sweep[0])
+    assert failed_dir.name == "learning_rate-1e36" and failed_dir.is_dir()
     assert not (failed_dir / "plots").exists()
+    # The launcher exits non-zero for it, naming it (issue 37).
+    from attention_research.training.sweep import failure_line
+    assert failure_line(tmp_path) == ("1 sweep member(s) failed (non-finite; summary.json "
+                                      "of each says where): learning_rate-1e36")
     # Rerunning the sweep retrains neither member.
     again = run_sweep(tiny(), sweep, tmp_path, progress=False)
     assert [s["status"] for s in again] == ["failed", "finished"]

@@ -289,6 +289,10 @@ def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_pat
     run, results = tmp_path / "run", tmp_path / "results"
     run.mkdir()
     (run / "commands.txt").write_text("a\nb\n")
+    # With no finished member, --record writes nothing, not even the folder (issue 37).
+    assert record(run, results) == [] and not results.exists()
+    (run / "members" / "m").mkdir(parents=True)
+    (run / "members" / "m" / "summary.json").write_text('{"status": "finished"}')
     record(run, results)
     (run / "commands.txt").write_text("a\nb\nc\n")  # the same work directory, resumed
     record(run, results)
@@ -297,7 +301,7 @@ def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_pat
     record(run, results)
     assert (results / "commands.txt").read_text() == "a\nb\nc\ne\nf\n"
     (run / "commands.txt").write_text("e\nf\ng\n")  # recorded again as it goes on
-    assert record(run, results) == []
+    assert record(run, results) == ["m"]
     assert (results / "commands.txt").read_text() == "a\nb\nc\ne\nf\ng\n"
 
 

@@ -151,6 +151,8 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
     ("model.attention.coverage_loss", -1.0, "coverage_loss must be >= 0"),
     ("model.attention.normalizer", "entmax15", "monotonic attention turns scores"),
     ("model.attention.score", "none", "pointer_generator copies source tokens"),
+    ("train.weight_decay", 0.01, "applied by train.optimizer=adamw only"),  # adam ignored it
+    ("train.weight_decay", -0.1, "weight_decay must be >= 0"),
 ])
 def test_bad_configs_are_refused_before_anything_is_written(tmp_path, field, value, words):
     from tests.conftest import tiny_config

@@ -62,13 +62,20 @@ def failure_message(config, member: int, step: int, failure: int,
     train = config.train
     kept = (f"the last checkpoint, of step {last_checkpoint}, is finite and kept"
             if last_checkpoint else "no checkpoint had been saved yet")
+    # Advice names values other than those in use (issue 37: it once suggested
+    # warmup_steps=0 to a run whose warm-up was 0).
+    remedies = [f"--config.train.learning_rate={train.learning_rate / 10:g} (now "
+                f"{train.learning_rate:g})"]
+    warmup = min(max(2 * train.warmup_steps, 100), train.num_steps // 2)
+    if warmup > train.warmup_steps:
+        remedies.append(f"a longer warm-up, --config.train.warmup_steps={warmup} (now "
+                        f"{train.warmup_steps})")
+    remedies.append(f"harder gradient clipping, --config.train.grad_clip_norm="
+                    f"{train.grad_clip_norm / 4:g} (now {train.grad_clip_norm:g})")
     return (f"member {member} (seed {config.seed}, learning rate {train.learning_rate:g}): "
             f"{describe_failure(failure)} became non-finite (NaN or infinity) at step {step}. "
-            f"Likely cause: the learning rate is too high for this model. Lower "
-            f"--config.train.learning_rate, lengthen the warm-up "
-            f"(--config.train.warmup_steps={train.warmup_steps}), or clip gradients harder "
-            f"(--config.train.grad_clip_norm={train.grad_clip_norm:g}). No non-finite state "
-            f"was saved; {kept}.")
+            f"Likely cause: the learning rate is too high for this model. Try "
+            + ", or ".join(remedies) + f". No non-finite state was saved; {kept}.")
 
 
 class DivergenceMonitor:

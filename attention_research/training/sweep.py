@@ -93,6 +93,20 @@ def report_writer(members):
     return writers.pop()
 
 
+def failure_line(workdir) -> str | None:
+    """One line naming the failed members of a sweep's work directory (every part's),
+    or None: a sweep with a failed member exits non-zero, as a failed single run does."""
+    failed = []
+    for folder in sorted(Path(workdir, "members").glob("*/")):
+        path = folder / "summary.json"
+        if path.is_file() and read_json(path).get("status") == "failed":
+            failed.append(folder.name)
+    if not failed:
+        return None
+    return (f"{len(failed)} sweep member(s) failed (non-finite; summary.json of each says "
+            f"where): {', '.join(failed[:5])}{' …' if len(failed) > 5 else ''}")
+
+
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
               hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
               command: str | None = None) -> list[dict] | None:
