@@ -18,6 +18,10 @@ with ``python launch.py --config=experiments/NAME.py:replicate``, seeds
 ``REPLICATION_SEEDS``, recorded in ``results/NAME_replication``) and the ones too costly
 to replicate here (``NOT_REPLICATED``: {key: why}). The same ``findings`` code decides
 the replicate; a verdict it does not repeat becomes inconclusive, and the page says so.
+Where an audit found that a registered rule does not measure what it names, the
+experiment lists the finding in ``DECIDED_BY_FRESH_SEEDS`` ({key: why}) and its code
+decides the replication record by a revised rule, written before those seeds ran: their
+verdict is the finding's, whatever the first seeds gave.
 
 The page depends on nothing but the files under experiments/results/, so rebuilding it
 from a clean clone gives the same bytes.
@@ -240,11 +244,16 @@ def with_replication(module, own: list[Finding], folder: Path,
     settings differ from the first run's in anything but the seed counts as none."""
     covered = getattr(module, "REPLICATED", ())
     costly = getattr(module, "NOT_REPLICATED", {})
+    revised = getattr(module, "DECIDED_BY_FRESH_SEEDS", {})
     differing = config_differences(original, folder) if original and folder.is_dir() else []
     fresh = replicate_findings(module, folder) if covered and not differing else {}
     seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}"
     out = []
     for finding in own:
+        if finding.key in revised:
+            out.append(_decided_by_fresh_seeds(finding, fresh.get(finding.key), seeds,
+                                               differing, folder))
+            continue
         if finding.verdict not in REPLICABLE:
             out.append(finding)
             continue
@@ -284,13 +293,45 @@ def _section(name: str, f: Finding) -> str:
             f"[`results/{name}/`](results/{name}/){plot}")
 
 
+def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
+                            differing: list, folder: Path) -> Finding:
+    """A finding whose registered rule an audit found not to measure what it names
+    (``DECIDED_BY_FRESH_SEEDS``: {key: why}): its first seeds keep the registered verdict
+    until the replication's fresh seeds, decided by a revised rule written before they
+    ran (the experiment's code applies it to the replication record), give the verdict.
+    That run is the confirmatory one, so it is not replicated again here."""
+    if differing:
+        text, word = (f"not decided: the replication's config differs from the first run's "
+                      f"for {', '.join(differing)}", "not (config)")
+        return dataclasses.replace(finding, replication=text, replicated=word)
+    if again is None or again.verdict == "pending":
+        text = (f"pending: {seeds}, decided by the revised rule, are not recorded in full "
+                f"(`python launch.py --config=experiments/"
+                f"{folder.name.removesuffix('_replication')}.py:replicate`); until then the "
+                f"registered rule's verdict on the first seeds stands")
+        return dataclasses.replace(finding, replication=text, replicated="pending (revised)")
+    text = (f"decided on {seeds} by the revised rule, written before they ran "
+            f"({again.verdict}): {again.ours}; the first seeds gave {finding.verdict} by the "
+            f"registered rule")
+    return dataclasses.replace(finding, verdict=again.verdict, replication=text,
+                               replicated="revised rule")
+
+
 def _tally(found) -> str:
     """How the reproduced / holds verdicts stand with their replications."""
-    words = [f.replicated for _, f in found if f.replicated]
+    revised = {"pending (revised)": "to be decided", "revised rule": "decided"}
+    words = [f.replicated for _, f in found if f.replicated and f.replicated not in revised]
     counts = {w: words.count(w) for w in dict.fromkeys(words)}
     names = {"yes": "replicated", "no": "did not replicate (now inconclusive)"}
-    return (f"of {len(words)} reproduced or holds verdicts, " + ", ".join(
+    tally = (f"of {len(words)} reproduced or holds verdicts, " + ", ".join(
         f"{n} {names.get(w, w)}" for w, n in counts.items()))
+    later = [f.replicated for _, f in found if f.replicated in revised]
+    if later:
+        tally += "; " + ", ".join(
+            f"{later.count(w)} {name}" for w, name in revised.items() if w in later) + (
+            " on fresh seeds by a revised rule, written before they ran, where an audit "
+            "found the registered rule did not measure what it names")
+    return tally
 
 
 def page(found) -> str:

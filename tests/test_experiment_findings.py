@@ -32,8 +32,9 @@ def _write_member(results, setting, seed, name, text):
 
 
 def _around(mean, seed):
-    """A seed's value: ``mean`` plus a small, seed-dependent spread."""
-    return mean + 0.01 * (seed - 2)
+    """A seed's value: ``mean`` plus a small, seed-dependent spread (the same for the
+    replication's seeds 100-102 as for 0-2)."""
+    return mean + 0.01 * (seed % 5 - 2)
 
 
 def _verdicts(module, results):
@@ -185,6 +186,33 @@ def test_length_generalization_verdict(tmp_path, accuracy, alibi, relative, expe
     assert {k: verdicts[k] for k in keys} == dict(zip(keys, (expected, press, shaw)))
     press_row = next(f for f in lg.findings(tmp_path / "full") if f.key == keys[1])
     assert "sources of lengths 21-40" in press_row.ours  # Press et al.'s 2x, beside
+
+
+@pytest.mark.parametrize("fresh_alibi, fresh_relative, press, shaw", [
+    (0.8, 0.8, "reproduced", "reproduced"),  # both keep 0.8 of 0.97 at 2x; sinusoidal 0.03
+    (0.03, 0.3, "not reproduced", "not reproduced"),  # both lose it at 2x
+    (None, None, "inconclusive", "inconclusive"),  # fresh seeds not recorded yet
+])
+def test_press_and_shaw_are_decided_on_fresh_seeds_by_the_revised_rule(
+        tmp_path, fresh_alibi, fresh_relative, press, shaw):
+    """The first seeds' registered rule was found not to measure the 2x regime (issue 35
+    audit): until the replication is in, its verdict stands and says it waits; then the
+    fresh seeds, decided on sources of 21-40 against the seen lengths, give the verdict."""
+    lg = EXPERIMENTS["length_generalization"]
+    keys = ("alibi-extrapolates", "relative-positions-generalise")
+    first, again = tmp_path / "length_generalization", tmp_path / "length_generalization_replication"
+    _length_record(first, 0.8, 0.8, relative_accuracy=0.485)  # inconclusive, both
+    if fresh_alibi is not None:
+        _length_record(again, 0.03, fresh_alibi, seeds=findings.REPLICATION_SEEDS,
+                       relative_accuracy=fresh_relative)
+    found = {f.key: f for f in findings.with_replication(lg, lg.findings(first), again)}
+    assert (found[keys[0]].verdict, found[keys[1]].verdict) == (press, shaw)
+    for key in keys:
+        expected = "revised rule" if fresh_alibi is not None else "pending (revised)"
+        assert found[key].replicated == expected
+        assert "revised rule" in found[key].replication
+    if fresh_alibi is not None:
+        assert "sources of 21-40" in found[keys[0]].replication
 
 
 @pytest.mark.parametrize("aware, content, expected", [
