@@ -9,6 +9,8 @@ over them, after the axes are laid out."""
 from __future__ import annotations
 
 import itertools
+import os
+from pathlib import Path
 
 import matplotlib
 
@@ -61,8 +63,16 @@ def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
                 ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             elif ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=legend_size)
-    fig.savefig(path, dpi=90, bbox_inches="tight")
-    plt.close(fig)
+    # Written to a temporary name and renamed, so that a kill or a full disk midway
+    # leaves the old plot, never a truncated one (issue 37 found a 0-byte attention.png).
+    path = Path(path)
+    partial = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        fig.savefig(partial, dpi=90, bbox_inches="tight")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+        plt.close(fig)
 
 
 def mean_band(ax, x, runs, style, label, log=False, **line):

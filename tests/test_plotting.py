@@ -54,3 +54,25 @@ def test_many_series_leave_the_axes_their_width(tmp_path, monkeypatch):
         plotting.learning_curves_spread(tmp_path / f"spread{count}.png", curves, "len1-5", "t")
         widths.append(figures[0][1])
     assert widths[0] == pytest.approx(widths[1], rel=1e-6)
+
+
+def test_a_plot_that_fails_midway_leaves_the_old_one(tmp_path, monkeypatch):
+    """Issue 37: a full disk left a 0-byte attention.png. A plot is written to a
+    temporary name and renamed: a failure midway keeps the old file and no scrap."""
+    import errno
+
+    import matplotlib.figure
+    import matplotlib.pyplot as plt
+    path = tmp_path / "attention.png"
+    path.write_bytes(b"the old plot")
+
+    def full_disk(self, target, **kwargs):
+        open(target, "wb").write(b"half a pn")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full_disk)
+    fig, ax = plt.subplots()
+    with pytest.raises(OSError, match="No space left"):
+        plotting.save(fig, path, "title", [ax])
+    assert path.read_bytes() == b"the old plot"
+    assert [p.name for p in tmp_path.iterdir()] == ["attention.png"]
