@@ -37,7 +37,12 @@ class DirectoryLock:
 
     def acquire(self) -> "DirectoryLock":
         self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except IsADirectoryError:
+            raise WorkDirLockedError(
+                f"{self.path} is a directory, where a run keeps its lock file: move it "
+                "away (nothing of the run is in it) and rerun the same command") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -120,6 +120,9 @@ def read_json(path):
     path = Path(path)
     try:
         return json.loads(path.read_text())
+    except IsADirectoryError:
+        raise WorkDirError(f"{path} is a directory, where this file should be: move it away "
+                           "and rerun the same command") from None
     except ValueError as error:
         raise WorkDirError(f"{path} is damaged ({error}). Delete it and rerun the same "
                            "command: the run resumes from its last checkpoint.") from None

@@ -77,6 +77,17 @@ def test_a_lock_is_exclusive_and_released(tmp_path):
         pass
 
 
+def test_a_directory_where_the_lock_or_a_summary_should_be_is_named(tmp_path):
+    """Issue 37: `lock` or `summary.json` made a directory gave a bare IsADirectoryError."""
+    from attention_research.workdir import read_json
+    (tmp_path / "lock").mkdir()
+    with pytest.raises(WorkDirLockedError, match=r"lock is a directory.*move it away"):
+        DirectoryLock(tmp_path).acquire()
+    (tmp_path / "summary.json").mkdir()
+    with pytest.raises(WorkDirError, match=r"summary\.json is a directory.*move it away"):
+        read_json(tmp_path / "summary.json")
+
+
 def test_a_torn_last_metrics_line_is_dropped_and_a_damaged_one_named(tmp_path):
     path = tmp_path / "metrics.jsonl"
     path.write_text('{"step": 5, "member": 0, "train/loss": 1.0}\n{"step": 10, "memb')
