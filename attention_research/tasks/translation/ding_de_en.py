@@ -36,6 +36,7 @@ from typing import Iterable, Iterator
 import tensorflow_datasets as tfds
 
 from attention_research.errors import RunError
+from attention_research.tasks.translation.local_builder import LocalFilesBuilder
 
 DEBIAN_PATH = Path("/usr/share/trans/de-en")
 UPSTREAM_URL = "https://ftp.tu-chemnitz.de/pub/Local/urz/ding/de-en/de-en.txt.gz"
@@ -141,17 +142,12 @@ def download(directory: Path, timeout_s: float = 30.0) -> Path:
     return target
 
 
-class DingDeEn(tfds.core.GeneratorBasedBuilder):
+class DingDeEn(LocalFilesBuilder):
     """German→English sentence pairs from the Ding dictionary (see the module docstring)."""
 
     VERSION = tfds.core.Version("1.0.0")
     RELEASE_NOTES = {"1.0.0": "Sentence pairs, hash splits 90/5/5."}
     MANUAL_DOWNLOAD_INSTRUCTIONS = HOW_TO_GET_IT
-
-    def __init__(self, *, source_path: str | None = None, **kwargs):
-        self._source_path = source_path
-        kwargs.setdefault("file_format", "array_record")
-        super().__init__(**kwargs)
 
     def _info(self) -> tfds.core.DatasetInfo:
         return self.dataset_info_from_configs(
@@ -161,11 +157,7 @@ class DingDeEn(tfds.core.GeneratorBasedBuilder):
             description=__doc__)
 
     def _split_generators(self, dl_manager):
-        manual_dir = None
-        try:  # the manual dir exists only if the user made it
-            manual_dir = dl_manager.manual_dir
-        except Exception:  # noqa: BLE001 — TFDS raises its own AssertionError here
-            pass
+        manual_dir = self.manual_dir(dl_manager)
         path = find_source(self._source_path, manual_dir)
         if path is None:
             path = download(Path(dl_manager.download_dir))

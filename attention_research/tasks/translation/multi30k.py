@@ -37,6 +37,7 @@ from pathlib import Path
 import tensorflow_datasets as tfds
 
 from attention_research.errors import RunError
+from attention_research.tasks.translation.local_builder import LocalFilesBuilder
 
 REPOSITORY = "multi30k/dataset"
 COMMIT = "a3d2e0d26b56f3846f66a952536ffed4e401d05a"
@@ -171,17 +172,12 @@ def download(dl_manager) -> Path:
     return folder
 
 
-class Multi30k(tfds.core.GeneratorBasedBuilder):
+class Multi30k(LocalFilesBuilder):
     """Multi30k task 1, German–English (see the module docstring)."""
 
     VERSION = tfds.core.Version("1.0.0")
     RELEASE_NOTES = {"1.0.0": f"Task 1 raw files of {REPOSITORY} at {COMMIT[:7]}."}
     MANUAL_DOWNLOAD_INSTRUCTIONS = HOW_TO_GET_IT
-
-    def __init__(self, *, source_path: str | None = None, **kwargs):
-        self._source_path = source_path
-        kwargs.setdefault("file_format", "array_record")
-        super().__init__(**kwargs)
 
     def _info(self) -> tfds.core.DatasetInfo:
         return self.dataset_info_from_configs(
@@ -197,11 +193,7 @@ class Multi30k(tfds.core.GeneratorBasedBuilder):
             disable_shuffling=True)
 
     def _split_generators(self, dl_manager):
-        manual_dir = None
-        try:  # the manual dir exists only if the user made it
-            manual_dir = dl_manager.manual_dir
-        except Exception:  # noqa: BLE001 — TFDS raises its own AssertionError here
-            pass
+        manual_dir = self.manual_dir(dl_manager)
         folder = find_directory(self._source_path, manual_dir) or download(dl_manager)
         generators = {}
         for split, stem in SPLIT_FILES.items():
