@@ -213,6 +213,17 @@ POOLING_CAVEAT = (
     + REVISED_POSITION_RULE)
 
 
+def _position_verdict(kept, tests) -> str:
+    """Reproduced if every task kept its accuracy and beat the baseline (``tests``; none
+    for a scheme judged alone), not reproduced if one lost it or fell below, else
+    inconclusive: the Press rule and the revised rule alike."""
+    if all(k == "kept" for k in kept) and all(t.above for t in tests):
+        return "reproduced"
+    if "lost" in kept or any(t.below for t in tests):
+        return "not reproduced"
+    return "inconclusive"
+
+
 def _replicating(results) -> bool:
     return Path(results).name.endswith("_replication")
 
@@ -239,9 +250,7 @@ def _revised(f, results, key, title, paper, model, baseline):
             part += (f", sinusoidal {cell(_twice(f, results, baseline, task))} "
                      f"({tests[index].words(corrected=True)})")
         parts.append(part)
-    verdict = ("reproduced" if all(k == "kept" for k in kept) and all(t.above for t in tests)
-               else "not reproduced" if "lost" in kept or any(t.below for t in tests)
-               else "inconclusive")
+    verdict = _position_verdict(kept, tests)
     return f.Finding(key, title, paper, f"decoder-only, teacher-forced token accuracy, "
                      f"{len(SEEDS)} seeds: " + "; ".join(parts), verdict,
                      REVISED_POSITION_RULE)
@@ -354,9 +363,7 @@ def _press(f, rows, results):
             f"{cell(_twice(f, results, sinusoidal, task))}; encoder-decoder "
             f"(sinusoidal encoder) {seq(_transformer('alibi'))} against "
             f"{seq(_transformer('sinusoidal'))}")
-    verdict = ("reproduced" if all(k == "kept" for k in kept) and all(t.above for t in tests)
-               else "not reproduced" if "lost" in kept or any(t.below for t in tests)
-               else "inconclusive")
+    verdict = _position_verdict(kept, tests)
     twice = stats.contrasts([(_twice(f, results, alibi, t), _twice(f, results, sinusoidal, t))
                              for t in TASKS], stats.ACCURACY)
     fitted = "; ".join(f"{t} ALiBi {cell(f.column(rows, 'seq_acc/len1-20', setting=_setting(alibi, t)))}"
