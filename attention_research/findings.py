@@ -123,6 +123,20 @@ def finished_members(rows, settings, seeds: int) -> int:
                for s in settings)
 
 
+def progress(results, rows, settings, seeds: int) -> str:
+    """How far a pending finding's settings are: the members the report holds, and the
+    members recorded one by one beyond it (a sweep recorded before it finished has no
+    report yet, so counting the report alone would say none)."""
+    total, reported = len(settings) * seeds, finished_members(rows, settings, seeds)
+    recorded = sum(min(len(member_files(results, s, "summary.json")), seeds)
+                   for s in settings)
+    text = f"{reported} of {total} members in the report"
+    if recorded > reported:
+        text += (f"; {recorded} of {total} recorded one by one, reported when the sweep "
+                 "is finished")
+    return text
+
+
 def member_files(results, setting: str, name: str) -> list[Path]:
     """Each recorded member's ``name`` file of ``setting``, in order of seed."""
     return sorted((Path(results) / "members").glob(f"{setting}_seed-*/{name}"),

@@ -122,8 +122,7 @@ def findings(results):
     settings = [_setting(name, task) for name in NAMES for task in TASKS]
     complete = f.finished_members(rows, settings, len(SEEDS))
     if complete < len(settings) * len(SEEDS):
-        what = (f"{complete} of {len(settings) * len(SEEDS)} members of the formulations "
-                "read here")
+        what = f"of the formulations read here, {f.progress(results, rows, settings, len(SEEDS))}"
         return [f.pending(key, title, paper, what)
                 for key, (title, paper) in _CLAIMS.items()]
     get = _Reader(f, rows, results)

@@ -264,15 +264,14 @@ def _plot(results, name: str, only: str) -> str:
             else f"results/length_generalization/only/{only}/plots/{name}")
 
 
-def _missing(f, rows, models, key, title, paper):
+def _missing(f, rows, models, key, title, paper, results):
     """A pending finding while any member of ``models`` x TASKS is unrecorded, else None."""
     settings = [_setting(m, t) for m in models for t in TASKS]
     complete = f.finished_members(rows, settings, len(SEEDS))
     if complete < len(settings) * len(SEEDS):
         return f.pending(key, title, paper,
                          f"train 1-20, evaluate to 200, {len(models)} models x 2 tasks x "
-                         f"5 seeds: {complete} of {len(settings) * len(SEEDS)} members in "
-                         "the report")
+                         f"5 seeds: {f.progress(results, rows, settings, len(SEEDS))}")
     return None
 
 
@@ -283,7 +282,7 @@ def _dehghani(f, rows, results):
     paper = ("Dehghani et al. 2018, Table 4: a Transformer trained on length 40, tested on "
              "400, sequence accuracy ≈ 0.03 on copy and 0.06 on reverse")
     models = [_decoder_only(p) for p in ABSOLUTE]
-    waiting = _missing(f, rows, models, key, title, paper)
+    waiting = _missing(f, rows, models, key, title, paper, results)
     if waiting:
         return waiting
     parts, low = [], []
@@ -336,7 +335,7 @@ def _press(f, rows, results):
              "perplexity of a sinusoidal model trained on 2048, while sinusoidal "
              "positions fail a few tokens beyond the training length")
     alibi, sinusoidal = _decoder_only("alibi"), _decoder_only("sinusoidal")
-    waiting = _missing(f, rows, [alibi, sinusoidal], key, title, paper)
+    waiting = _missing(f, rows, [alibi, sinusoidal], key, title, paper, results)
     if waiting:
         return waiting
     if _replicating(results):
@@ -395,7 +394,7 @@ def _shaw(f, rows, results):
              "distances to ±k lets the model generalise to sequence lengths not seen in "
              "training")
     relative, sinusoidal = _decoder_only("relative"), _decoder_only("sinusoidal")
-    waiting = _missing(f, rows, [relative, sinusoidal], key, title, paper)
+    waiting = _missing(f, rows, [relative, sinusoidal], key, title, paper, results)
     if waiting:
         return waiting
     if _replicating(results):
@@ -441,7 +440,7 @@ def _chorowski(f, rows, results):
              "attention, 18% PER on single utterances and 20% on 10-times longer (repeated) "
              "ones")
     aware, content = {SCORE: "location_aware"}, {SCORE: "additive"}
-    waiting = _missing(f, rows, [aware, content], key, title, paper)
+    waiting = _missing(f, rows, [aware, content], key, title, paper, results)
     if waiting:
         return waiting
     parts, comparisons, kept, failed = [], [], [], []
@@ -482,7 +481,7 @@ def _rope(f, rows, results):
     from attention_research.reports import interval_cell as cell
     key, title = "rope-fits-seen-lengths-worse", "RoPE fits the trained lengths worse than sinusoidal"
     rope, sinusoidal = _transformer("rope"), _transformer("sinusoidal")
-    waiting = _missing(f, rows, [rope, sinusoidal], key, title, None)
+    waiting = _missing(f, rows, [rope, sinusoidal], key, title, None, results)
     if waiting:
         return waiting
     column = lambda model, task, r: f.column(  # noqa: E731

@@ -287,6 +287,21 @@ def test_fixed_vector_waits_for_every_member(tmp_path):
         "fixed-vector-not-capacity": "pending"}
 
 
+def test_a_pending_finding_counts_members_recorded_before_the_report(tmp_path):
+    # A sweep recorded before it finished has members but no summary.csv: its pending
+    # text must not say that none is done.
+    for seed in (100, 101):
+        folder = tmp_path / "members" / f"score-dot_task-copy_seed-{seed}"
+        folder.mkdir(parents=True)
+        (folder / "summary.json").write_text("{}")
+    text = findings.progress(tmp_path, [], ["score-dot_task-copy", "score-dot_task-sort"], 3)
+    assert text.startswith("0 of 6 members in the report; 2 of 6 recorded")
+    rows = [{"member": f"score-dot_task-copy_seed-{s}", "setting": "score-dot_task-copy",
+             "seed": str(s), "status": "finished"} for s in (100, 101)]
+    assert findings.progress(tmp_path, rows, ["score-dot_task-copy"], 3) == (
+        "2 of 3 members in the report")
+
+
 # --- score_scaling (ii) ------------------------------------------------------------
 
 @pytest.mark.parametrize("dot_at_16, dot_at_1024, expected", [
