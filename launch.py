@@ -61,6 +61,12 @@ _COMPILATION_CACHE = flags.DEFINE_string(
     "compilation_cache", None, "Directory of JAX's persistent compilation cache; 'off' turns "
     "it off. Default: $ATTENTION_RESEARCH_COMPILATION_CACHE, else "
     "~/.cache/attention_research/jax.")
+_RESUME_WITH = flags.DEFINE_string(
+    "resume_with", "", "Comma-separated training fields (e.g. train.num_steps,"
+    "train.learning_rate) that may differ, on resume, from the config the checkpoint was "
+    "trained with: the run goes on from its last checkpoint under the new values, and "
+    "config_history.json and summary.json record each change with its step. Without it a "
+    "differing config is refused.")
 _VERBOSE = flags.DEFINE_bool("verbose", False, "On an error, show the full traceback, not "
                              "just the one-line explanation.")
 flags.mark_flag_as_required("config")
@@ -204,13 +210,14 @@ def run():
     from attention_research.record import record
     from attention_research.training.loop import train
     from attention_research.training.sweep import failure_line, run_sweep
-    from attention_research.workdir import ensure_writable
+    from attention_research.workdir import ensure_writable, parse_resume_with
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
     part = parse_part(_PART.value)
     config = load_config()
     validate(config)  # before anything is compiled or written
+    resume_with = parse_resume_with(_RESUME_WITH.value, config)
     # config_filename keeps the ':argument' part, which names the default workdir.
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
@@ -224,7 +231,7 @@ def run():
     if sweep is not None:
         command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
         finished = run_sweep(config, sweep, workdir, part=part, only=_ONLY.value,
-                             command=command)
+                             command=command, resume_with=resume_with)
         if finished and jax.process_index() == 0:
             print((Path(workdir) / "summary.md").read_text())
         if _RECORD.value and jax.process_index() == 0:
@@ -237,7 +244,7 @@ def run():
         if failure:
             raise SystemExit(failure)  # exit status 1, as a failed single run
         return
-    summary = train(config, workdir, start_time=START_TIME)
+    summary = train(config, workdir, start_time=START_TIME, resume_with=resume_with)
     for member in summary["members"]:
         wanted = ("seq_acc", "/bleu", "/chrf")
         final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"

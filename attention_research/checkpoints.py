@@ -147,8 +147,23 @@ class Checkpoints:
                                   f"{explain(error)}. The checkpoints saved before it "
                                   "are kept.") from error
 
-    def save(self, step: int, state):
-        """Start saving ``state`` with its fingerprint; a non-finite state is refused."""
+    def saved_configs(self, step: int) -> list[dict] | None:
+        """The config each member of the checkpoint of ``step`` was trained with, or None
+        for a checkpoint saved before checkpoints kept them (or one whose copy is
+        unreadable: its state is then checked, and refused, by ``restore``)."""
+        if not (self.directory / str(step) / "config").is_dir():
+            return None
+        try:
+            restored = self.manager.restore(step, args=ocp.args.Composite(
+                config=ocp.args.JsonRestore()))
+            return list(restored.config["members"])
+        except Exception:  # noqa: BLE001 — unreadable: the state's own check decides
+            return None
+
+    def save(self, step: int, state, configs: list[dict] | None = None):
+        """Start saving ``state`` with its fingerprint and the config of each member
+        (``configs``), so that a resume can check it is the same run; a non-finite
+        state is refused."""
         self.check()
         fingerprints, finite = _inspect(state)
         if not all(finite):
@@ -156,9 +171,11 @@ class Checkpoints:
             raise CheckpointError(
                 f"refusing to save step {step}: member(s) {', '.join(map(str, bad))} hold "
                 "non-finite values. The checkpoints already saved are kept.")
-        self.manager.save(step, args=ocp.args.Composite(
-            state=ocp.args.StandardSave(state),
-            fingerprint=ocp.args.JsonSave({"step": int(step), "members": fingerprints})))
+        items = {"state": ocp.args.StandardSave(state),
+                 "fingerprint": ocp.args.JsonSave({"step": int(step), "members": fingerprints})}
+        if configs is not None:
+            items["config"] = ocp.args.JsonSave({"members": configs})
+        self.manager.save(step, args=ocp.args.Composite(**items))
         self._pending = step
 
     def close(self):

@@ -1,6 +1,9 @@
 """The work-directory contract: what a run writes, and where.
 
-    config.json     the resolved config (a rerun must match it to resume)
+    config.json     the resolved config (a rerun must match it, and the checkpoint's
+                    own copy of it, to resume; rebuilt from the checkpoint if lost)
+    config_history.json  the fields changed on resume with --resume_with, each with
+                    the step it took effect from (absent while none was)
     metrics.jsonl   one JSON object per logged step and member
     tensorboard/    TensorBoard event files (tensorboardX): a view of metrics.jsonl,
                     rebuilt from it when a run resumes, so the two always agree
@@ -86,6 +89,84 @@ class ConfigMismatchError(RunError):
 
 class WorkDirError(RunError):
     """A work directory that cannot be written, or a file in it that cannot be read."""
+
+
+# The fields a resume may change on purpose (``--resume_with``): how long and how
+# fast a run trains and how it is watched. Not the model, the task, the optimiser's
+# kind or what its state holds: the checkpoint could not be the same run under those.
+CHANGEABLE_PREFIX = "train."
+UNCHANGEABLE_FIELDS = frozenset({"train.optimizer", "train.best_metric",
+                                 "train.steps_per_call"})
+
+
+def config_differences(saved: dict, config) -> list[tuple[str, object, object]]:
+    """(field, saved, now) for every field in which ``config`` differs from ``saved`` (a
+    config as JSON; a field it lacks is read from ``ADDED_FIELDS``), resource fields
+    included."""
+    now = flatten(json.loads(config.to_json()))
+    saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now}, **flatten(saved)}
+    return [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
+            if saved.get(k) != now.get(k)]
+
+
+def parse_resume_with(text: str, config) -> frozenset:
+    """The fields ``--resume_with`` names (comma-separated), each checked to be a
+    field of ``config`` that a resume may change."""
+    fields = frozenset(f.strip() for f in text.split(",") if f.strip())
+    known = flatten(json.loads(config.to_json()))
+    for field in sorted(fields):
+        if field not in known:
+            close = sorted(k for k in known if k.startswith(CHANGEABLE_PREFIX)
+                           and k not in UNCHANGEABLE_FIELDS)
+            raise RunError(f"--resume_with names {field!r}, which is no field of the "
+                           f"config; the fields a resume may change: {', '.join(close)}")
+        if not field.startswith(CHANGEABLE_PREFIX) or field in UNCHANGEABLE_FIELDS:
+            raise RunError(f"--resume_with cannot change {field}: a checkpoint trained "
+                           f"under another value is another run. Only {CHANGEABLE_PREFIX}* "
+                           f"fields may change, except {', '.join(sorted(UNCHANGEABLE_FIELDS))}"
+                           "; pass another --workdir to train afresh.")
+    return fields
+
+
+def _listed(differences) -> str:
+    return ", ".join(f"{k}: was {a!r}, now {b!r}" for k, a, b in differences)
+
+
+def check_checkpoint_config(saved: list[dict] | None, configs, step: int, where,
+                            changeable=frozenset()) -> list[list[tuple]]:
+    """Refuse to resume the checkpoint of ``step`` (in ``where``) unless each member's
+    config (``configs``) is the one it was trained with (``saved``, from the checkpoint)
+    up to ``RESOURCE_FIELDS`` and the ``changeable`` fields (``--resume_with``); returns
+    each member's changes in those fields. ``saved`` None (a checkpoint from before they
+    were kept) checks nothing here: config.json is checked instead."""
+    if saved is None:
+        return [[] for _ in configs]
+    if len(saved) != len(configs):
+        raise ConfigMismatchError(
+            f"the checkpoint of step {step} in {where} holds {len(saved)} member(s), this "
+            f"run {len(configs)}: it is of another run. Nothing was changed; pass another "
+            "--workdir.")
+    changes = []
+    for member, (was, config) in enumerate(zip(saved, configs)):
+        differences = [d for d in config_differences(was, config)
+                       if d[0] not in RESOURCE_FIELDS]
+        refused = [d for d in differences if d[0] not in changeable]
+        if refused:
+            who = f" (member {member}, {config.name})" if len(configs) > 1 else ""
+            structural = [d for d in refused if not d[0].startswith(CHANGEABLE_PREFIX)
+                          or d[0] in UNCHANGEABLE_FIELDS]
+            if structural:
+                raise ConfigMismatchError(
+                    f"the checkpoint of step {step} in {where}{who} is of another model or "
+                    f"task ({_listed(refused)}). It is intact and was left as it is: rerun "
+                    "with its values, or pass another --workdir.")
+            raise ConfigMismatchError(
+                f"the checkpoint of step {step} in {where}{who} was trained with another "
+                f"config ({_listed(refused)}). Nothing was changed: rerun with its values, "
+                "pass another --workdir, or, to change them from this step on, add "
+                f"--resume_with={','.join(d[0] for d in refused)}.")
+        changes.append(differences)
+    return changes
 
 
 def ensure_writable(path) -> Path:
@@ -181,39 +262,62 @@ class WorkDir:
     def metrics_path(self):
         return self.path / "metrics.jsonl"
 
-    def _changed_fields(self, config) -> list[tuple[str, object, object]]:
+    def changed_fields(self, config) -> list[tuple[str, object, object]]:
         """(field, saved, now) for every field in which ``config`` differs from the
         saved config.json (a field it lacks: ``ADDED_FIELDS``); [] when none is saved."""
         saved_path = self.path / "config.json"
         if not saved_path.exists():
             return []
-        now = flatten(json.loads(config.to_json()))
-        saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now},
-                 **flatten(read_json(saved_path))}
-        return [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
-                if saved.get(k) != now.get(k)]
+        return config_differences(read_json(saved_path), config)
 
-    def check_config(self, config):
+    def check_config(self, config, changeable=frozenset()):
         """Refuse a config that differs from the saved config.json in anything but
-        ``RESOURCE_FIELDS``: this directory holds another run, which is left as it is."""
-        differences = [d for d in self._changed_fields(config) if d[0] not in RESOURCE_FIELDS]
+        ``RESOURCE_FIELDS`` and the ``changeable`` fields (``--resume_with``): this
+        directory holds another run, which is left as it is."""
+        differences = [d for d in self.changed_fields(config)
+                       if d[0] not in RESOURCE_FIELDS and d[0] not in changeable]
         if differences:
             lines = "\n".join(f"  {k}: was {a!r}, now {b!r}" for k, a, b in differences)
             raise ConfigMismatchError(
                 f"{self.path} holds a run of another config, so it cannot be resumed:\n"
-                f"{lines}\nPass another --workdir, or rerun with the saved config.")
+                f"{lines}\nPass another --workdir, or rerun with the saved config"
+                + (" (or, for training fields, name them in --resume_with to change them "
+                   "from the last checkpoint on)" if any(
+                       d[0].startswith(CHANGEABLE_PREFIX) for d in differences) else "")
+                + ".")
 
-    def check_or_write_config(self, config):
+    def check_or_write_config(self, config, changeable=frozenset()):
         """Write config.json, or, when resuming, refuse a config that differs from it
-        in anything but ``RESOURCE_FIELDS`` (``check_config``)."""
-        self.check_config(config)
+        in anything but ``RESOURCE_FIELDS`` and ``changeable`` (``check_config``)."""
+        self.check_config(config, changeable)
         saved_path = self.path / "config.json"
-        if saved_path.exists() and not self._changed_fields(config):
+        if saved_path.exists() and not self.changed_fields(config):
             return
         current = json.loads(config.to_json())
         if self.is_writer:
             self.path.mkdir(parents=True, exist_ok=True)
             write_atomically(saved_path, json.dumps(current, indent=2, sort_keys=True) + "\n")
+
+    @property
+    def history_path(self):
+        return self.path / "config_history.json"
+
+    def config_history(self) -> list[dict]:
+        """The changes made on resume (``--resume_with``), oldest first."""
+        return read_json(self.history_path) if self.history_path.exists() else []
+
+    def record_changes(self, step: int, changes):
+        """Add each (field, was, now) changed on resume at ``step`` to
+        config_history.json; a change already recorded (a rerun of the same resume)
+        is not added again."""
+        if not self.is_writer or not changes:
+            return
+        history = self.config_history()
+        for field, was, now in changes:
+            entry = {"step": int(step), "field": field, "was": was, "now": now}
+            if entry not in history:
+                history.append(entry)
+        write_atomically(self.history_path, json.dumps(history, indent=2) + "\n")
 
     def check_log_reaches(self, step: int, log_step: int):
         """Refuse to resume at checkpoint ``step`` when metrics.jsonl lacks its training

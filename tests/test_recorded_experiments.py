@@ -45,6 +45,6 @@ def test_a_recorded_member_is_what_its_experiment_builds(name, tmp_path):
     for folder in folders:
         assert folder.name in members, f"{folder} is no member of {experiment} now"
         changed = [(field, saved, now) for field, saved, now
-                   in WorkDir(folder)._changed_fields(members[folder.name].config)
+                   in WorkDir(folder).changed_fields(members[folder.name].config)
                    if field not in RESOURCE_FIELDS and field not in overridden]
         assert not changed, f"{folder}: {changed}"

@@ -355,3 +355,15 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert redraw(results) == 2
     assert (results / "summary.md").read_text() == written
     assert (results / "plots" / "learning_curves.png").stat().st_size > 10_000
+    # A finished sweep trained on for more steps, on purpose: its cohort resumes from
+    # its checkpoint (found under the name it began with) and records the change.
+    longer = tiny_config()
+    longer.train.num_steps = 30
+    with pytest.raises(ConfigMismatchError, match="resume_with"):
+        run_sweep(longer, sweep, tmp_path / "run", progress=False)
+    calls.clear()
+    extended = run_sweep(longer, sweep, tmp_path / "run", progress=False, hooks=[calls.append],
+                         resume_with=frozenset({"train.num_steps"}))
+    assert calls == [25, 30] and [s["steps"] for s in extended] == [30, 30]
+    assert extended[0]["config_history"] == [
+        {"step": 20, "field": "train.num_steps", "was": 20, "now": 30}]

@@ -119,6 +119,81 @@ def test_resume_refuses_a_log_that_stops_before_the_checkpoint(finished_run, tmp
     assert (workdir / "metrics.jsonl").read_text() == cut
 
 
+def _resumable_at_10(finished_run, tmp_path):
+    """A copy of the finished run as if killed after its checkpoint of step 10."""
+    workdir = tmp_path / "run"
+    shutil.copytree(finished_run[0], workdir)
+    shutil.rmtree(workdir / "checkpoints" / "20")
+    (workdir / "summary.json").unlink()
+    kept = "".join(line + "\n" for line in (workdir / "metrics.jsonl").read_text().splitlines()
+                   if json.loads(line)["step"] <= 10)
+    (workdir / "metrics.jsonl").write_text(kept)
+    return workdir
+
+
+def test_the_checkpoint_refuses_another_learning_rate_when_config_json_is_lost(
+        finished_run, tmp_path):
+    """Issue 37's repro: config.json deleted, then a resume with another rate. The
+    checkpoint's own copy of its config refuses it, and rebuilds config.json."""
+    from tests.conftest import tiny_config
+    workdir = _resumable_at_10(finished_run, tmp_path)
+    (workdir / "config.json").unlink()
+    changed = tiny_config()
+    changed.train.learning_rate = 0.05
+    with pytest.raises(ConfigMismatchError, match=r"step 10 .* another config \(train.learning"
+                                                  r"_rate: was 0.003, now 0.05\).*--resume_with="
+                                                  r"train.learning_rate"):
+        train(changed, workdir, progress=False)
+    assert not (workdir / "config.json").exists()  # nothing written
+    resumed = train(tiny_config(), workdir, progress=False)
+    assert json.loads((workdir / "config.json").read_text()) == json.loads(
+        (finished_run[0] / "config.json").read_text())
+    assert resumed["members"][0]["final"] == finished_run[1]["members"][0]["final"]
+
+
+def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_run, tmp_path):
+    from tests.conftest import tiny_config
+    workdir = _resumable_at_10(finished_run, tmp_path)
+    (workdir / "config.json").unlink()
+    changed = tiny_config()
+    changed.model.hidden_size = 16
+    with pytest.raises(ConfigMismatchError, match=r"is of another model or task \(model.hidden"
+                                                  r"_size: was \d+, now 16\). It is intact"):
+        train(changed, workdir, progress=False)
+
+
+def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_run, tmp_path):
+    from attention_research.errors import RunError
+    from attention_research.workdir import parse_resume_with
+    from tests.conftest import tiny_config
+    workdir = _resumable_at_10(finished_run, tmp_path)
+    changed = tiny_config()
+    changed.train.learning_rate = 0.05
+    changed.train.num_steps = 30
+    fields = parse_resume_with("train.learning_rate, train.num_steps", changed)
+    summary = train(changed, workdir, progress=False, resume_with=fields)
+    history = [{"step": 10, "field": "train.learning_rate", "was": 0.003, "now": 0.05},
+               {"step": 10, "field": "train.num_steps", "was": 20, "now": 30}]
+    assert summary["config_history"] == history
+    assert json.loads((workdir / "config_history.json").read_text()) == history
+    assert summary["steps"] == 30
+    assert json.loads((workdir / "config.json").read_text())["train"]["learning_rate"] == 0.05
+    # The rate trained with is the new one (it lives in the optimiser state): the
+    # losses after step 10 are not the reference's.
+    losses = {r["step"]: r["train/loss"] for r in _records(workdir) if "train/loss" in r}
+    reference = {r["step"]: r["train/loss"] for r in _records(finished_run[0])
+                 if "train/loss" in r}
+    assert losses[10] == reference[10] and losses[15] != reference[15]
+    # Without --resume_with, the run (now under 0.05) refuses the old rate.
+    with pytest.raises(ConfigMismatchError, match="was 0.05, now 0.003"):
+        train(tiny_config(), workdir, progress=False)
+    for text, words in [("model.hidden_size", "cannot change model.hidden_size"),
+                        ("train.optimizer", "cannot change train.optimizer"),
+                        ("train.learning_rat", "no field of the config")]:
+        with pytest.raises(RunError, match=words):
+            parse_resume_with(text, changed)
+
+
 # When a restore fails, orbax raises on the first failed read while its sibling
 # reads finish after orbax's event loop has closed; Python reports those as
 # unraisable. That is orbax's noise on the failure path, not ours.

@@ -22,6 +22,7 @@ family registry; the alignment's training signal from the attention registry.
 from __future__ import annotations
 
 import itertools
+import json
 import resource
 import time
 from pathlib import Path
@@ -41,9 +42,9 @@ from attention_research.training import health
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
-    create_train_state, make_optimizer, member_hyperparams)
+    create_train_state, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
-from attention_research.workdir import WorkDir
+from attention_research.workdir import WorkDir, check_checkpoint_config
 
 
 def describe(config) -> str:
@@ -116,6 +117,8 @@ class Cohort:
                 (template, self.selection.state))
         else:
             state, step = checkpoints.restore_latest(template)
+        if step:  # the optimiser's rates are the config's: they may change on resume
+            state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None
         log_step = step if step == train.num_steps else step // train.log_every * train.log_every
         # Every member before any log is cut; a member that failed before the checkpoint
@@ -205,6 +208,10 @@ class Cohort:
             first_row = first_row or row
         return alive, first_row
 
+    def config_dicts(self) -> list[dict]:
+        """Each member's config as JSON, saved in every checkpoint (its identity)."""
+        return [json.loads(config.to_json()) for config in self.configs]
+
     def checkpointed(self, state):
         """What a checkpoint holds: the train state, and the best parameters if kept."""
         return state if self.selection is None else (state, self.selection.state)
@@ -255,6 +262,8 @@ class Cohort:
             **({"stopped_early": step < config.train.num_steps and status == "finished"}
                if config.train.patience else {}),
             **(final.summary if final is not None else {}),
+            **({"config_history": history}
+               if (history := self.workdirs[member].config_history()) else {}),
             "members": [entry]}
 
     def final_parameters(self, step, state, checkpoints, results):
@@ -309,7 +318,8 @@ class Cohort:
 
 
 def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
-                 hooks: Sequence[Callable[[int], None]] = (), progress: bool = True) -> list:
+                 hooks: Sequence[Callable[[int], None]] = (), progress: bool = True,
+                 resume_with=frozenset()) -> list:
     """Train (or resume) the members of one cohort together; returns their summaries.
 
     ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
@@ -317,7 +327,9 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     is locked while the cohort trains. ``hooks`` are called with the step after
     every jit call (tests use one to interrupt a run). Nothing written before an
     error is lost. A member that fails (non-finite) gets a summary with
-    ``status: failed``; the others train on.
+    ``status: failed``; the others train on. ``resume_with``: the training fields
+    (``workdir.parse_resume_with``) that may differ from the checkpoint's config; each
+    change is recorded, with its step, in config_history.json and summary.json.
     """
     for config in configs:
         validate(config)
@@ -326,12 +338,11 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
         lock.acquire()
     try:
         cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
-        for config, workdir in zip(configs, cohort.workdirs):
-            workdir.check_or_write_config(config)
         # Averaging needs the last k checkpoints on disk.
         checkpoints = Checkpoints(checkpoint_dir,
                                   max_to_keep=max(2, configs[0].train.average_last))
         try:
+            _check_identity(cohort, checkpoints, frozenset(resume_with))
             return _train(cohort, checkpoints, hooks, progress)
         finally:
             checkpoints.close()
@@ -339,6 +350,23 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                 workdir.close()
     finally:
         lock.release()
+
+
+def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: frozenset):
+    """Refuse to resume a checkpoint trained under another config (the checkpoint's own
+    copy is checked, then config.json), before anything is written; then write
+    config.json (rebuilt if it was lost) and record the changes ``resume_with`` allowed."""
+    step = checkpoints.latest_step()
+    saved = checkpoints.saved_configs(step) if step is not None else None
+    changes = check_checkpoint_config(saved, cohort.configs, step, checkpoints.directory,
+                                      resume_with)
+    for config, workdir in zip(cohort.configs, cohort.workdirs):
+        workdir.check_config(config, resume_with)
+    for config, workdir, changed in zip(cohort.configs, cohort.workdirs, changes):
+        if saved is None:  # an older checkpoint, or none: config.json tells what changed
+            changed = workdir.changed_fields(config)
+        workdir.check_or_write_config(config, resume_with)
+        workdir.record_changes(step or 0, [d for d in changed if d[0] in resume_with])
 
 
 def show_progress(bar, row):
@@ -397,7 +425,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             # Stopping early saves where it stops, so a resumed run stays stopped.
             stop = cohort.stopped_early(step)
             if at(train_config.checkpoint_every) or stop:
-                checkpoints.save(step, cohort.checkpointed(state))
+                checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)

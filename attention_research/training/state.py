@@ -104,12 +104,23 @@ def member_hyperparams(configs) -> dict:
     return values
 
 
-def _set_hyperparams(opt_state, values: dict):
-    """Replace one member's injected hyperparameters wherever they sit in the chain."""
+def with_member_hyperparams(state, hyperparams: dict):
+    """The stacked ``state`` with each member's optimiser hyperparameters set from
+    ``hyperparams`` ({name: [value per member]}, ``member_hyperparams``), each placed as
+    the value it replaces: a resumed run trains with its config's rates, not the ones
+    its checkpoint was saved with (they differ only where ``--resume_with`` says)."""
+    placed = lambda value, old: jax.device_put(np.asarray(value, old.dtype), old.sharding)
+    return state.replace(opt_state=_set_hyperparams(state.opt_state, hyperparams, placed))
+
+
+def _set_hyperparams(opt_state, values: dict,
+                     convert=lambda value, old: jnp.asarray(value, old.dtype)):
+    """Replace the injected hyperparameters wherever they sit in the chain (one
+    member's, or a stacked state's with ``convert`` placing each)."""
     def visit(node):
         if hasattr(node, "hyperparams") and hasattr(node, "_replace"):
             merged = dict(node.hyperparams)
-            merged.update({k: jnp.asarray(v, merged[k].dtype) for k, v in values.items()
+            merged.update({k: convert(v, merged[k]) for k, v in values.items()
                            if k in merged})
             return node._replace(hyperparams=merged)
         if isinstance(node, tuple) and not hasattr(node, "_fields"):

@@ -31,12 +31,19 @@ from attention_research.training.loop import train_cohort
 from attention_research.workdir import ConfigMismatchError, WorkDir, read_json
 
 
-def cohort_checkpoints(workdir: Path, cohort: list[sweeps.Member]) -> Path:
+def cohort_checkpoints(workdir: Path, cohort: list[sweeps.Member],
+                       resume_with=frozenset()) -> Path:
     """Where a cohort keeps its checkpoints: ``cohorts/<cohort_id>/checkpoints``, or the
     directory it began in under the older naming (``sweeps.legacy_cohort_ids``), so that
-    a cohort half-trained before a config field was added resumes instead of restarting."""
+    a cohort half-trained before a config field was added resumes instead of restarting.
+    With ``resume_with`` (fields the id digests, changed on purpose) the cohort's
+    directory under its first config (the one with its index, if only one has)."""
     root = workdir / "cohorts"
     current = root / sweeps.cohort_id(cohort)
+    if not current.exists() and resume_with and (cohort[0].workdir / "config.json").exists():
+        began = [p for p in root.glob(f"cohort-{cohort[0].index:03d}-*/checkpoints")]
+        if len(began) == 1:  # the checkpoint's own config is checked before it resumes
+            return began[0]
     if not current.exists():
         saved_path = cohort[0].workdir / "config.json"
         saved = read_json(saved_path) if saved_path.exists() else None
@@ -109,13 +116,14 @@ def failure_line(workdir) -> str | None:
 
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
               hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
-              command: str | None = None) -> list[dict] | None:
+              command: str | None = None, resume_with=frozenset()) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
     cohorts, or (``only``) the cohorts with a member whose name contains that text;
     returns every member's summary in order, or None while other members are
     unfinished (the report waits for them). ``command``, the command line that runs
     the sweep, is appended to the work directory's commands.txt once every member is
-    validated."""
+    validated. ``resume_with``: training fields that may change on resume
+    (``loop.train_cohort``)."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
@@ -127,7 +135,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     # trains, and left as it is.
     for member in members:
         try:
-            WorkDir(member.workdir).check_config(member.config)
+            WorkDir(member.workdir).check_config(member.config, resume_with)
         except ConfigMismatchError as error:
             raise ConfigMismatchError(
                 f"{error}\nIn a sweep: move {member.workdir} away to train this member "
@@ -157,8 +165,9 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
                   + ", ".join(m.name for m in cohort))
         results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
-                               cohort_checkpoints(workdir, cohort),
-                               start_time=time.time(), progress=progress, hooks=hooks)
+                               cohort_checkpoints(workdir, cohort, resume_with),
+                               start_time=time.time(), progress=progress, hooks=hooks,
+                               resume_with=resume_with)
         summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
     summaries.update({m.index: s for m in members if m.index not in summaries
