@@ -210,7 +210,7 @@ def run():
     from attention_research.record import record
     from attention_research.training.loop import train
     from attention_research.training.sweep import failure_line, run_sweep
-    from attention_research.workdir import ensure_writable, parse_resume_with
+    from attention_research.workdir import claim, ensure_writable, parse_resume_with
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
@@ -228,6 +228,9 @@ def run():
     print(f"work directory: {workdir}")
     if jax.process_index() == 0:
         ensure_writable(workdir)  # a clear error now, not after compiling
+        file, _, argument = spec.partition(":")
+        claim(workdir, "run" if sweep is None else "sweep",
+              Path(file).name + (f":{argument}" if argument else ""))
     if sweep is not None:
         command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
         finished = run_sweep(config, sweep, workdir, part=part, only=_ONLY.value,

@@ -7,6 +7,12 @@ its process ends, however it ends (``kill -9`` included). A lock left behind by 
 killed process is therefore free, and the next run takes it over safely, with no
 pid guessing and no race. The file records the holder's pid and host, so that a
 refused run can say whom it waited for.
+
+A lock on a file that is then deleted (or replaced) still holds, but on an inode no
+other run can find: a second run would create and lock a new ``lock`` and write beside
+the first. So the holder checks, at every train call (``verify``, one ``stat``), that
+``lock`` is still the file it locked, and stops if not; ``acquire`` makes the same check
+after locking, since the file may be replaced between opening and locking it.
 Locks hold on local file systems, and on NFS, where Linux maps ``flock`` onto NFS
 byte-range locks.
 """
@@ -45,6 +51,9 @@ class DirectoryLock:
                 "away (nothing of the run is in it) and rerun the same command") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not _same_file(fd, self.path):  # replaced between open and flock
+                os.close(fd)
+                return self.acquire()
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
@@ -58,6 +67,17 @@ class DirectoryLock:
             "since": datetime.datetime.now().isoformat(timespec="seconds")}).encode(), 0)
         self._fd = fd
         return self
+
+    def verify(self, step=None):
+        """Raise unless ``lock`` is still the file this run locked (see above)."""
+        if self._fd is None or _same_file(self._fd, self.path):
+            return
+        at = f" at step {step}" if step is not None else ""
+        raise WorkDirLockedError(
+            f"{self.path} was deleted or replaced while this run held it, so another run "
+            f"may be writing to {self.directory} too; this run stopped{at} and keeps what "
+            "it saved. Make sure no other run uses the directory, then rerun the same "
+            "command to resume.")
 
     def release(self):
         """Empty the file (a later reader sees no holder) and let the lock go."""
@@ -73,6 +93,16 @@ class DirectoryLock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+def _same_file(fd, path) -> bool:
+    """Whether ``path`` names the open file ``fd`` (same device and inode)."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _read_holder(fd) -> dict:

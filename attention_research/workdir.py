@@ -17,7 +17,9 @@
                     eval split's sources, references and hypotheses)
 
 A sweep's work directory adds ``members/``, ``cohorts/``, ``commands.txt`` and the
-comparison (``training/sweep.py``).
+comparison (``training/sweep.py``). ``kind.json`` says which of the two a directory
+holds, and of which config (``claim``): one kind per directory, since a run and a
+sweep write plots of the same names.
 
 Only process 0 writes, so many hosts can share one directory. config.json and
 summary.json are written whole or not at all (write, then rename); a line of
@@ -167,6 +169,41 @@ def check_checkpoint_config(saved: list[dict] | None, configs, step: int, where,
                 f"--resume_with={','.join(d[0] for d in refused)}.")
         changes.append(differences)
     return changes
+
+
+KIND_FILE = "kind.json"
+
+
+def _found_kind(path: Path) -> dict | None:
+    """What a directory written before kind.json existed holds, from its files."""
+    if (path / "members").is_dir() or (path / "cohorts").is_dir():
+        return {"kind": "sweep"}
+    if any((path / name).exists() for name in ("config.json", "metrics.jsonl", "checkpoints")):
+        return {"kind": "run"}
+    return None
+
+
+def _described(found: dict) -> str:
+    kind = "a sweep" if found["kind"] == "sweep" else "a single run"
+    return kind + (f" of {found['of']}" if found.get("of") else "")
+
+
+def claim(path, kind: str, of: str):
+    """Refuse a work directory that holds another kind of run ("run" or "sweep") or a
+    run of another config file (``of``: its name and argument), before anything is
+    written; record ``kind.json`` in a new (or older) one. Nothing is changed when
+    refused."""
+    path, wanted = Path(path), {"kind": kind, "of": of}
+    file = path / KIND_FILE
+    found = read_json(file) if file.exists() else _found_kind(path)
+    if found and (found["kind"] != kind or found.get("of", of) != of):
+        raise WorkDirError(
+            f"{path} holds {_described(found)}; this is {_described(wanted)}. One kind of "
+            "run per work directory (each would overwrite the other's plots and reports): "
+            "pass another --workdir.")
+    if not file.exists():
+        path.mkdir(parents=True, exist_ok=True)
+        write_atomically(file, json.dumps(wanted) + "\n")
 
 
 def ensure_writable(path) -> Path:

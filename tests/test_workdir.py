@@ -77,6 +77,37 @@ def test_a_lock_is_exclusive_and_released(tmp_path):
         pass
 
 
+def test_a_lock_deleted_under_a_run_stops_it(tiny, tmp_path):
+    """Issue 37: flock holds a deleted inode, so a second run could lock a new file and
+    write beside the first. The run checks its lock at every train call."""
+    def delete_lock(step):
+        if step == 5:
+            (tmp_path / "lock").unlink()
+    with pytest.raises(WorkDirLockedError, match=r"deleted or replaced .* stopped at step 10"):
+        train(tiny(), tmp_path, hooks=[delete_lock], progress=False)
+    assert train(tiny(), tmp_path, progress=False)["steps"] == 20  # resumes from step 10
+
+
+def test_one_kind_of_run_per_work_directory(tmp_path):
+    """Issue 37: a single run and a sweep in one directory overwrote each other's plots."""
+    from attention_research.workdir import WorkDirError, claim
+    claim(tmp_path / "a", "run", "additive.py:tiny")
+    claim(tmp_path / "a", "run", "additive.py:tiny")  # the same run, resumed
+    with pytest.raises(WorkDirError, match=r"holds a single run of additive.py:tiny; this is "
+                                           r"a sweep of compare_attention.py\. One kind"):
+        claim(tmp_path / "a", "sweep", "compare_attention.py")
+    with pytest.raises(WorkDirError, match="this is a single run of dot.py"):
+        claim(tmp_path / "a", "run", "dot.py")
+    # A directory from before kind.json: its files tell what it holds.
+    (tmp_path / "b" / "members").mkdir(parents=True)
+    with pytest.raises(WorkDirError, match="holds a sweep; this is a single run"):
+        claim(tmp_path / "b", "run", "additive.py")
+    assert not (tmp_path / "b" / "kind.json").exists()  # nothing written when refused
+    claim(tmp_path / "b", "sweep", "compare_attention.py:replicate")
+    with pytest.raises(WorkDirError, match="holds a sweep of compare_attention.py:replicate"):
+        claim(tmp_path / "b", "sweep", "compare_attention.py")
+
+
 def test_a_directory_where_the_lock_or_a_summary_should_be_is_named(tmp_path):
     """Issue 37: `lock` or `summary.json` made a directory gave a bare IsADirectoryError."""
     from attention_research.workdir import read_json

@@ -343,7 +343,8 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                                   max_to_keep=max(2, configs[0].train.average_last))
         try:
             _check_identity(cohort, checkpoints, frozenset(resume_with))
-            return _train(cohort, checkpoints, hooks, progress)
+            # At every train call: stop if the lock file was deleted under this run.
+            return _train(cohort, checkpoints, (lock.verify, *hooks), progress)
         finally:
             checkpoints.close()
             for workdir in cohort.workdirs:
