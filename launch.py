@@ -17,7 +17,9 @@ resumes it from its last checkpoint. Compiled programs are cached on disk
 
 An error (a bad config, a missing file, a locked or unwritable work directory, a
 non-finite loss, a full disk) ends the run with one line, "error: …", that says what
-to do; --verbose shows the full traceback instead.
+to do; --verbose shows the full traceback instead. SIGTERM or Ctrl-C stops at the next
+log with a checkpoint, prints one line and exits 143 or 130; a second stops at once
+(attention_research/training/preemption.py).
 """
 
 import time
@@ -180,10 +182,15 @@ def main(argv):
         run()
     except app.UsageError as error:
         raise SystemExit(f"error: {error}") from None
-    except KeyboardInterrupt:
-        raise SystemExit("interrupted: rerun the same command to resume from the last "
-                         "checkpoint") from None
+    except KeyboardInterrupt:  # a second Ctrl-C, or one outside training
+        print("interrupted: rerun the same command to resume from the last checkpoint",
+              file=sys.stderr)
+        sys.exit(130)
     except Exception as error:  # noqa: BLE001 — every error is explained in one line
+        from attention_research.training.preemption import Preempted
+        if isinstance(error, Preempted):  # SIGTERM or Ctrl-C: stopped cleanly
+            print(error, file=sys.stderr)
+            sys.exit(error.exit_code)
         if _VERBOSE.value:
             raise
         from attention_research.errors import explain

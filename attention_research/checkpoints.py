@@ -13,10 +13,17 @@ Synchronous saves were tried: on the 2-core CPU they left the run about 10% slow
 after its first checkpoint. ``save`` refuses a non-finite state, and every
 checkpoint on disk is finite, so ``max_to_keep`` can never delete the last finite
 one.
+
+Each checkpoint also keeps the config of every member it trained, so that a resume is
+checked against what the checkpoint *is* (``workdir.check_checkpoint_config``), not
+only against the side file config.json. A checkpoint that is not ``regular`` (saved on
+a stop, ``training/preemption.py``) is deleted once a newer regular one is saved.
 """
 
 from __future__ import annotations
 
+import shutil
+import time
 from pathlib import Path
 
 import jax
@@ -73,8 +80,9 @@ def _inspect(state):
 
 
 class Checkpoints:
-    def __init__(self, directory, max_to_keep: int = 2):
+    def __init__(self, directory, max_to_keep: int = 2, regular=lambda step: True):
         self.directory = Path(directory).absolute()
+        self.regular = regular  # step -> whether it is one of the run's regular saves
         self.manager = ocp.CheckpointManager(
             self.directory, options=ocp.CheckpointManagerOptions(
                 max_to_keep=max_to_keep, create=True, enable_async_checkpointing=True))
@@ -135,6 +143,20 @@ class Checkpoints:
         return ("No older checkpoint is intact: move the damaged one away "
                 f"(mv {bad} {bad}.damaged) to start afresh, or pass another --workdir.")
 
+    def set_aside(self, steps) -> Path:
+        """Move the checkpoints of ``steps`` into ``<directory>.unlogged/`` (kept, not
+        deleted) and forget them: a resume from an older one retrains past them."""
+        self.check()
+        aside = self.directory.with_name(self.directory.name + ".unlogged")
+        aside.mkdir(exist_ok=True)
+        for step in steps:
+            target = aside / str(step)
+            if target.exists():  # set aside before: keep both
+                target = aside / f"{step}-{int(time.time())}"
+            shutil.move(str(self.directory / str(step)), str(target))
+        self.manager.reload()
+        return aside
+
     def check(self):
         """Wait for the pending save, if any; raise CheckpointError if it failed."""
         if self._pending is None:
@@ -146,6 +168,10 @@ class Checkpoints:
             raise CheckpointError(f"the checkpoint of step {step} could not be saved: "
                                   f"{explain(error)}. The checkpoints saved before it "
                                   "are kept.") from error
+        if self.regular(step):  # a stop's own checkpoint is no longer needed
+            for older in self.all_steps():
+                if older < step and not self.regular(older):
+                    self.manager.delete(older)
 
     def saved_configs(self, step: int) -> list[dict] | None:
         """The config each member of the checkpoint of ``step`` was trained with, or None

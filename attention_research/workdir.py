@@ -356,6 +356,16 @@ class WorkDir:
                 history.append(entry)
         write_atomically(self.history_path, json.dumps(history, indent=2) + "\n")
 
+    def has_train_log(self, step: int) -> bool:
+        """Whether metrics.jsonl holds the training log of ``step`` (0: nothing to hold)."""
+        return step <= 0 or any(r["step"] == step and "train/loss" in r
+                                for r in self.read_metrics())
+
+    def failed(self) -> bool:
+        """Whether this member's summary.json says it failed (its log stops there)."""
+        path = self.path / "summary.json"
+        return path.is_file() and read_json(path).get("status") == "failed"
+
     def check_log_reaches(self, step: int, log_step: int):
         """Refuse to resume at checkpoint ``step`` when metrics.jsonl lacks its training
         log at ``log_step`` (the last one written before that checkpoint): the log then

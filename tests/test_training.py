@@ -1,7 +1,9 @@
 """End to end: a tiny run writes everything, resumes exactly, and a small model learns."""
 
 import json
+import os
 import shutil
+import signal
 
 import numpy as np
 import pytest
@@ -90,6 +92,30 @@ def test_resume_after_an_interruption_gives_the_same_metrics(finished_run, tmp_p
     assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
 
 
+def test_sigterm_stops_at_the_next_log_and_the_resume_is_exact(finished_run, tmp_path):
+    """SIGTERM during steps 11-15 stops at the log of step 15 with a checkpoint there;
+    resuming ends as the uninterrupted run, with its checkpoints (the stop's own is
+    deleted once step 20's is saved). Ctrl-C takes the same path (test_workdir.py)."""
+    signum = signal.SIGTERM
+    from attention_research.training.preemption import Preempted
+    from tests.conftest import tiny_config
+    reference_dir, reference = finished_run
+    def signal_once(step):
+        if step == 15:
+            os.kill(os.getpid(), signum)
+    with pytest.raises(Preempted, match=f"stopped by {signum.name} at step 15, its "
+                                        "checkpoint saved") as stopped:
+        train(tiny_config(), tmp_path, hooks=[signal_once], progress=False)
+    assert stopped.value.exit_code == 128 + signum
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["10", "15"]
+    assert max(r["step"] for r in _records(tmp_path)) == 15
+    assert getattr(signal.getsignal(signum), "__name__", "") != "_ask_to_stop"  # restored
+    resumed = train(tiny_config(), tmp_path, progress=False)
+    assert resumed["members"][0]["final"] == reference["members"][0]["final"]
+    assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["10", "20"]
+
+
 def test_resume_refuses_a_different_config(finished_run, tmp_path):
     from tests.conftest import tiny_config
     workdir = tmp_path / "run"
@@ -101,7 +127,7 @@ def test_resume_refuses_a_different_config(finished_run, tmp_path):
     assert (workdir / "metrics.jsonl").read_text() == before
 
 
-def test_resume_refuses_a_log_that_stops_before_the_checkpoint(finished_run, tmp_path):
+def test_resume_refuses_a_log_that_stops_before_every_checkpoint(finished_run, tmp_path):
     """A log cut short before the checkpoint it would resume from (another attempt began
     at step 0 and was killed at step 5) is not joined to that checkpoint's history."""
     from attention_research.errors import RunError
@@ -113,10 +139,36 @@ def test_resume_refuses_a_log_that_stops_before_the_checkpoint(finished_run, tmp
     cut = "".join(line + "\n" for line in (workdir / "metrics.jsonl").read_text().splitlines()
                   if json.loads(line)["step"] <= 5)
     (workdir / "metrics.jsonl").write_text(cut)
-    with pytest.raises(RunError, match=r"ends at step 5 but the checkpoint being resumed "
-                                       r"is at step 10.*Nothing was changed"):
+    with pytest.raises(RunError, match=r"ends at step 5, before the log of every checkpoint "
+                                       r"\(steps 10 in .*Nothing was changed"):
         train(tiny_config(), workdir, progress=False)
     assert (workdir / "metrics.jsonl").read_text() == cut
+
+
+def test_a_log_cut_short_resumes_from_the_checkpoint_it_reaches(finished_run, tmp_path):
+    """Issue 37: a truncated metrics.jsonl of a finished run was called 'of another
+    attempt'. The run now goes on from the newest checkpoint its log reaches (10, not
+    20), sets the newer aside and ends as the uninterrupted run."""
+    from attention_research.errors import RunError
+    from tests.conftest import tiny_config
+    reference_dir, reference = finished_run
+    workdir = tmp_path / "run"
+    shutil.copytree(reference_dir, workdir)
+    cut = "".join(line + "\n" for line in (workdir / "metrics.jsonl").read_text().splitlines()
+                  if json.loads(line)["step"] <= 12)
+    (workdir / "metrics.jsonl").write_text(cut)
+    resumed = train(tiny_config(), workdir, progress=False)
+    assert resumed["members"][0]["final"] == reference["members"][0]["final"]
+    assert _without_times(_records(workdir)) == _without_times(_records(reference_dir))
+    assert (workdir / "checkpoints.unlogged" / "20").is_dir()  # set aside, not deleted
+    # A log lost whole reaches no checkpoint: refused, saying what is missing and what
+    # to run, with nothing changed.
+    (workdir / "metrics.jsonl").unlink()
+    files = sorted(str(p) for p in workdir.rglob("*"))
+    with pytest.raises(RunError, match=r"metrics.jsonl is missing, before the log of every "
+                                       r"checkpoint \(steps 10, 20 .*move .* away"):
+        train(tiny_config(), workdir, progress=False)
+    assert sorted(str(p) for p in workdir.rglob("*")) == files
 
 
 def _resumable_at_10(finished_run, tmp_path):
@@ -246,6 +298,34 @@ def test_bad_configs_are_refused_before_anything_is_written(tmp_path, field, val
     with pytest.raises(ConfigError):
         train(config, tmp_path / "run", progress=False)
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("task.eval_max_length", 100_000, r"the held-out set needs at least [\d.]+ GiB, more "
+                                      r"than the [\d.]+ GiB of this machine's memory: lower "
+                                      r"task.eval_max_length"),
+    # The tiny config's short sequences pass the config's estimate; XLA's analysis of
+    # the compiled step (82 GiB) refuses it before it runs.
+    ("train.batch_size", 10**7, r"the train step of 1 member\(s\) needs [\d.]+ GiB, more "
+                                r"than .* lower train.batch_size"),
+    ("model.hidden_size", 100_000, r"the train state .* lower model.hidden_size"),
+])
+def test_a_run_too_big_for_the_machine_is_refused_before_it_tries(tmp_path, field, value,
+                                                                   words):
+    """Issue 37: eval_max_length=100000 filled 7.7 GB of RAM in 5 s and kept growing;
+    batch_size=1e7 or hidden_size=1e5 met XLA's out-of-memory error after a long wait."""
+    import time
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    section, name = field.split(".")
+    config[section][name] = value
+    started = time.time()
+    with pytest.raises(ConfigError, match=words):
+        train(config, tmp_path / "run", progress=False)
+    # The config's estimates refuse at once (the issue asks for 10 s); the compiled
+    # step's analysis waits for XLA to compile it (~25 s on a loaded 2-core CPU).
+    assert time.time() - started < (60 if field == "train.batch_size" else 10)
+    assert not list((tmp_path / "run").glob("checkpoints/[0-9]*"))  # nothing was trained
 
 
 def test_a_small_model_learns_copy(tmp_path):

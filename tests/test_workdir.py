@@ -228,6 +228,34 @@ def _launch(*args, shell_prefix=""):
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
+def test_ctrl_c_stops_at_the_next_log_with_a_checkpoint_and_one_line(tmp_path):
+    """Issue 37: SIGTERM (how Slurm and Kubernetes preempt) exited 143 with no message
+    and left an orbax tmp directory, and Ctrl-C sometimes ended in a segfault. Both now
+    stop at the next log with a checkpoint and one line (SIGTERM, in-process, with the
+    exact resume: test_training.py); Ctrl-C exits 130."""
+    workdir = tmp_path / "run"
+    run = subprocess.Popen([sys.executable, "launch.py", "--config=configs/additive.py:tiny",
+                            "--config.train.num_steps=100000", f"--workdir={workdir}"],
+                           cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 300
+        while not (workdir / "metrics.jsonl").is_file() and time.time() < deadline:
+            time.sleep(0.2)
+        run.send_signal(signal.SIGINT)
+        _, stderr = run.communicate(timeout=300)
+    finally:
+        run.kill()
+    assert run.returncode == 130
+    # Besides the progress bar (tqdm writes to stderr), one line.
+    lines = [line for line in stderr.splitlines() if line.strip() and "%|" not in line]
+    assert len(lines) == 1 and lines[0].startswith("stopped by SIGINT at step "), stderr
+    assert "Traceback" not in stderr
+    step = int(lines[0].split("at step ")[1].split(",")[0])
+    assert step == max(r["step"] for r in WorkDir(workdir).read_metrics())  # nothing lost
+    assert (workdir / "checkpoints" / str(step)).is_dir()
+    assert not [p for p in workdir.rglob("*") if "tmp" in p.name]
+
+
 @pytest.mark.parametrize("args, words", [
     (["--config=configs/nonexistent.py"], "no config file configs/nonexistent.py; the "
                                           "configs are configs/additive.py"),

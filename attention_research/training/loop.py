@@ -38,12 +38,13 @@ from attention_research.checkpoints import Checkpoints
 from attention_research.config_checks import validate
 from attention_research.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
-from attention_research.training import health
+from attention_research.training import health, memory, preemption
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
     create_train_state, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
+from attention_research.errors import RunError
 from attention_research.workdir import WorkDir, check_checkpoint_config
 
 
@@ -98,6 +99,7 @@ class Cohort:
                                                 self.task.vocab_size)
             self.gradient_statistics = make_gradient_statistics(
                 self.model, config, self.placement, self.task.sample_batch, alternative)
+        memory.check_state(jax.eval_shape(self.initial_state))  # before it is allocated
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
@@ -107,7 +109,42 @@ class Cohort:
                                   member_hyperparams(self.configs), self.placement.members,
                                   self.signal)
 
+    def log_step(self, step: int) -> int:
+        """The last training log written before the checkpoint of ``step``."""
+        train = self.config.train
+        return step if step == train.num_steps else step // train.log_every * train.log_every
+
+    def keep_checkpoints_the_logs_reach(self, checkpoints: Checkpoints):
+        """A metrics.jsonl cut short or lost (issue 37): resume from the newest checkpoint
+        whose training log every member still holds, and log onward; the newer ones are
+        set aside (``Checkpoints.set_aside``), not deleted. Refused, naming what is
+        missing and what to run, when no checkpoint is reached."""
+        steps = checkpoints.all_steps()
+        logging = [w for w in self.workdirs if not w.failed()]  # a failed one stopped
+        if not steps or not self.is_writer:
+            return
+        reached = [s for s in steps if all(w.has_train_log(self.log_step(s)) for w in logging)]
+        if reached and reached[-1] == steps[-1]:
+            return
+        short = next(w for w in logging if not w.has_train_log(self.log_step(steps[-1])))
+        logged = [r["step"] for r in short.read_metrics() if "train/loss" in r]
+        ends = (f"ends at step {max(logged)}" if logged else
+                "holds no training log" if short.metrics_path.exists() else "is missing")
+        if not reached:
+            raise RunError(
+                f"{short.metrics_path} {ends}, before the log of every checkpoint (steps "
+                f"{', '.join(map(str, steps))} in {checkpoints.directory}): a checkpoint "
+                "holds the state, not the history, so the log cannot be rebuilt from one. "
+                f"Nothing was changed. To train it again with a whole log, move {short.path} "
+                "away (in a sweep, with its cohort's checkpoints) and rerun the same command.")
+        aside = checkpoints.set_aside([s for s in steps if s > reached[-1]])
+        if self.is_writer:
+            tqdm.write(f"warning: {short.metrics_path} {ends}: resuming from the checkpoint "
+                       f"of step {reached[-1]}, the newest its log reaches, and logging on; "
+                       f"the newer checkpoints were moved to {aside}")
+
     def resume(self, checkpoints: Checkpoints):
+        self.keep_checkpoints_the_logs_reach(checkpoints)
         template = self.initial_state()
         train = self.config.train
         if train.best_metric:  # the best parameters so far ride along in every checkpoint
@@ -120,7 +157,7 @@ class Cohort:
         if step:  # the optimiser's rates are the config's: they may change on resume
             state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None
-        log_step = step if step == train.num_steps else step // train.log_every * train.log_every
+        log_step = self.log_step(step)
         # Every member before any log is cut; a member that failed before the checkpoint
         # stopped logging when it failed, so only the healthy ones must reach it.
         failed_steps = np.asarray(fetch(state.failed_step)).reshape(-1)
@@ -172,6 +209,7 @@ class Cohort:
             return self.train_call  # host batches vary in width: jit compiles each width
         compile_start = time.time()
         compiled = self.train_call.lower(state, *inputs).compile()
+        memory.check_compiled(compiled, len(self.configs))  # before it first runs
         if self.is_writer and progress:  # through tqdm, not across its progress bar
             tqdm.write(f"compiled the train step of {len(self.configs)} member(s) in "
                        f"{time.time() - compile_start:.1f} s")
@@ -333,18 +371,24 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     """
     for config in configs:
         validate(config)
+    memory.check_config(configs[0], len(configs))  # before the task builds its data
     lock = DirectoryLock(Path(checkpoint_dir).parent)
     if jax.process_index() == 0:
         lock.acquire()
     try:
         cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
-        # Averaging needs the last k checkpoints on disk.
-        checkpoints = Checkpoints(checkpoint_dir,
-                                  max_to_keep=max(2, configs[0].train.average_last))
+        # Averaging needs the last k checkpoints on disk; one more is room for a
+        # checkpoint saved on a stop (preemption.py), deleted after the next regular one.
+        train_config = configs[0].train
+        checkpoints = Checkpoints(
+            checkpoint_dir, max_to_keep=max(2, train_config.average_last) + 1,
+            regular=lambda step: (step % train_config.checkpoint_every == 0
+                                  or step == train_config.num_steps))
         try:
             _check_identity(cohort, checkpoints, frozenset(resume_with))
             # At every train call: stop if the lock file was deleted under this run.
-            return _train(cohort, checkpoints, (lock.verify, *hooks), progress)
+            with preemption.stop_on_signals():
+                return _train(cohort, checkpoints, (lock.verify, *hooks), progress)
         finally:
             checkpoints.close()
             for workdir in cohort.workdirs:
@@ -355,7 +399,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
 
 def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: frozenset):
     """Refuse to resume a checkpoint trained under another config (the checkpoint's own
-    copy is checked, then config.json), before anything is written; then write
+    record is checked, then config.json), before anything is written; then write
     config.json (rebuilt if it was lost) and record the changes ``resume_with`` allowed."""
     step = checkpoints.latest_step()
     saved = checkpoints.saved_configs(step) if step is not None else None
@@ -430,6 +474,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
+            if preemption.requested() and at(train_config.log_every):
+                _stop_on_signal(cohort, checkpoints, step, state)
             if stop and progress and cohort.is_writer:
                 bar.write(f"step {step}: no member has improved "
                           f"{train_config.best_metric} for {train_config.patience} "
@@ -439,8 +485,21 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
         bar.close()  # before an error is printed, so it is not drawn over
     if not alive:  # every member failed: nothing to evaluate
         return cohort.failed_summaries()
+    if preemption.requested():  # before the final evaluation; its checkpoint is saved
+        raise preemption.Preempted(preemption.requested(), step)
     params, results = cohort.final_parameters(step, state, checkpoints, results)
     return cohort.finish(step, params, results)
+
+
+def _stop_on_signal(cohort: Cohort, checkpoints: Checkpoints, step: int, state):
+    """A signal asked to stop (preemption.py): at this log boundary everything an
+    uninterrupted run does here is done; save a checkpoint unless one was saved here,
+    wait for it, and stop. The work directories are flushed as the error leaves."""
+    if cohort.last_checkpoint != step:
+        checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
+        cohort.last_checkpoint = step
+    checkpoints.check()
+    raise preemption.Preempted(preemption.requested(), step)
 
 
 def train(config, workdir, **kwargs) -> dict:

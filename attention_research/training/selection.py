@@ -99,8 +99,9 @@ class BestParameters:
 
 
 def average_parameters(checkpoints, template, count: int):
-    """The mean of the params of the newest ``count`` checkpoints, and their steps."""
-    steps = checkpoints.all_steps()[-count:]
+    """The mean of the params of the newest ``count`` regular checkpoints (not one saved
+    on a stop, ``preemption.py``), and their steps."""
+    steps = [step for step in checkpoints.all_steps() if checkpoints.regular(step)][-count:]
     total = None
     for step in steps:
         params = checkpoints.restore(step, template).params

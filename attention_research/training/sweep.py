@@ -27,6 +27,7 @@ import jax
 from attention_research import sweeps
 from attention_research.errors import ConfigError
 from attention_research.tasks import get_task
+from attention_research.training import preemption
 from attention_research.training.loop import train_cohort
 from attention_research.workdir import ConfigMismatchError, WorkDir, read_json
 
@@ -152,23 +153,26 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         share = "" if n == 1 else f", part {k}/{n}: cohorts {k}, {k}+{n}, …"
         print(f"sweep: {len(members)} members in {len(groups)} cohort(s){share} -> {workdir}")
     summaries = {}
-    for number, cohort in enumerate(groups, 1):
-        done = [_finished(m) for m in cohort]
-        if all(done):
-            summaries.update({m.index: s for m, s in zip(cohort, done)})
+    with preemption.stop_on_signals():  # a signal between cohorts stops there too
+        for number, cohort in enumerate(groups, 1):
+            if preemption.requested():
+                raise preemption.Preempted(preemption.requested(), None)
+            done = [_finished(m) for m in cohort]
+            if all(done):
+                summaries.update({m.index: s for m, s in zip(cohort, done)})
+                if progress:
+                    print(f"cohort {number}/{len(groups)}: finished before, not retrained")
+                continue
+            if (number - k) % n or not any(only in m.name for m in cohort):
+                continue  # another part's cohort, or one --only leaves out
             if progress:
-                print(f"cohort {number}/{len(groups)}: finished before, not retrained")
-            continue
-        if (number - k) % n or not any(only in m.name for m in cohort):
-            continue  # another part's cohort, or one --only leaves out
-        if progress:
-            print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
-                  + ", ".join(m.name for m in cohort))
-        results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
-                               cohort_checkpoints(workdir, cohort, resume_with),
-                               start_time=time.time(), progress=progress, hooks=hooks,
-                               resume_with=resume_with)
-        summaries.update({m.index: s for m, s in zip(cohort, results)})
+                print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
+                      + ", ".join(m.name for m in cohort))
+            results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
+                                   cohort_checkpoints(workdir, cohort, resume_with),
+                                   start_time=time.time(), progress=progress, hooks=hooks,
+                                   resume_with=resume_with)
+            summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
     summaries.update({m.index: s for m in members if m.index not in summaries
                       and (s := _finished(m)) is not None})
