@@ -28,15 +28,17 @@ metrics.jsonl torn by a kill is dropped on resume.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import threading
 from pathlib import Path
 
 import jax
 import numpy as np
 
-from attention_research.errors import RunError, os_reason
+from attention_research.errors import RunError, explain, os_reason
 
 
 # Fields that set how much is computed at once, never what is computed: a run may
@@ -289,6 +291,20 @@ def _parse_metrics(path: Path, text: str | None = None):
     return records
 
 
+def _quiet_tensorboard_threads():
+    """Drop the traceback of tensorboardX's writer thread (the error is raised, named,
+    from the main thread); any other thread's error is shown as before."""
+    shown = threading.excepthook
+    if getattr(shown, "quiets_tensorboard", False):
+        return
+
+    def hook(args):
+        if type(args.thread).__name__ != "_EventLoggerThread":
+            shown(args)
+    hook.quiets_tensorboard = True
+    threading.excepthook = hook
+
+
 class WorkDir:
     def __init__(self, path):
         self.path = Path(path)
@@ -423,8 +439,27 @@ class WorkDir:
                   **{k: _json_safe(float(v)) for k, v in metrics.items()}}
         with open(self.metrics_path, "a") as f:
             f.write(json.dumps(record) + "\n")
-        self._add_scalars(writer, record)
-        writer.flush()  # a kill loses nothing TensorBoard has shown
+        with self._tensorboard_errors():
+            self._add_scalars(writer, record)
+            writer.flush()  # a kill loses nothing TensorBoard has shown
+
+    @contextlib.contextmanager
+    def _tensorboard_errors(self):
+        """A failed write of TensorBoard's event file (a full disk, EFBIG) is one
+        error naming the file. The writer is abandoned first: tensorboardX would
+        otherwise retry the flush when Python exits, and print its traceback again."""
+        try:
+            yield
+        except OSError as error:
+            writer, self._tensorboard = self._tensorboard, None
+            for file_writer in getattr(writer, "all_writers", {}).values():
+                file_writer.event_writer._closed = True  # its atexit cleanup: a no-op
+            _quiet_tensorboard_threads()  # its writer thread fails on the same file
+            files = sorted((self.path / "tensorboard").glob("events.out.tfevents.*"))
+            raise WorkDirError(
+                f"cannot write TensorBoard's event file {files[-1] if files else self.path}: "
+                f"{explain(error)}. metrics.jsonl holds every value logged; TensorBoard "
+                "is rebuilt from it when the run resumes.") from None
 
     def _open_tensorboard(self):
         """The TensorBoard writer; the first time in a process, the event files are
@@ -436,9 +471,10 @@ class WorkDir:
             for old in directory.glob("events.out.tfevents.*"):
                 old.unlink()
             self._tensorboard = SummaryWriter(str(directory))
-            for record in self.read_metrics():
-                self._add_scalars(self._tensorboard, record)
-            self._tensorboard.flush()
+            with self._tensorboard_errors():
+                for record in self.read_metrics():
+                    self._add_scalars(self._tensorboard, record)
+                self._tensorboard.flush()
         return self._tensorboard
 
     @staticmethod

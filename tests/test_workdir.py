@@ -228,6 +228,31 @@ def _launch(*args, shell_prefix=""):
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
+_FILLS_TENSORBOARD = """
+import sys
+from attention_research.workdir import WorkDir, WorkDirError
+workdir = WorkDir(sys.argv[1])
+try:
+    for step in range(1, 5000):
+        workdir.log(step, 0, {f"train/m{i}": 0.5 for i in range(50)})
+except WorkDirError as error:
+    print(error)
+"""
+
+
+def test_a_tensorboard_file_that_cannot_grow_is_one_error_naming_it(tmp_path):
+    """Issue 37: EFBIG on the event file printed two tensorboardX tracebacks (its
+    writer thread's and its exit hook's) and named no file."""
+    done = subprocess.run(
+        ["bash", "-c", "trap '' XFSZ; ulimit -f 200; exec " + shlex.join(
+            [sys.executable, "-c", _FILLS_TENSORBOARD, str(tmp_path)])],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.stdout.startswith(f"cannot write TensorBoard's event file {tmp_path}/"
+                                  "tensorboard/events.out.tfevents."), done.stdout
+    assert "ulimit -f" in done.stdout and "metrics.jsonl holds every value" in done.stdout
+    assert done.stderr.strip() == ""  # no traceback from tensorboardX's threads or exit
+
+
 def test_ctrl_c_stops_at_the_next_log_with_a_checkpoint_and_one_line(tmp_path):
     """Issue 37: SIGTERM (how Slurm and Kubernetes preempt) exited 143 with no message
     and left an orbax tmp directory, and Ctrl-C sometimes ended in a segfault. Both now
