@@ -26,6 +26,10 @@ import time
 
 START_TIME = time.time()  # before the heavy imports: start-up counts in the run's time
 
+from attention_research.training import preemption  # noqa: E402  (light: no JAX)
+
+preemption.install_stop_now()  # Ctrl-C or SIGTERM while starting: exit, nothing written
+
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
 import re  # noqa: E402
@@ -182,7 +186,7 @@ def main(argv):
         run()
     except app.UsageError as error:
         raise SystemExit(f"error: {error}") from None
-    except KeyboardInterrupt:  # a second Ctrl-C, or one outside training
+    except KeyboardInterrupt:  # where Python could not install the handlers
         print("interrupted: rerun the same command to resume from the last checkpoint",
               file=sys.stderr)
         sys.exit(130)
@@ -211,20 +215,16 @@ def run():
     if _DISTRIBUTED.value:
         from attention_research.training.mesh import initialize_distributed
         initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
-    import jax
     from attention_research import compilation_cache
     from attention_research.config_checks import validate
-    from attention_research.record import record
-    from attention_research.training.loop import train
-    from attention_research.training.sweep import failure_line, run_sweep
-    from attention_research.workdir import claim, ensure_writable, parse_resume_with
+    from attention_research.workdir import parse_resume_with
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
     part = parse_part(_PART.value)
     config = load_config()
     validate(config)  # before anything is compiled or written
-    resume_with = parse_resume_with(_RESUME_WITH.value, config)
+    parse_resume_with(_RESUME_WITH.value, config)  # refused before anything is written
     # config_filename keeps the ':argument' part, which names the default workdir.
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
@@ -233,6 +233,18 @@ def run():
         raise app.UsageError("--part, --only and --record are for sweeps; this config has "
                              "no get_sweep()")
     print(f"work directory: {workdir}")
+    with preemption.stop_on_signals():  # from the first write on: a clean stop
+        _run(config, spec, workdir, sweep, part)
+
+
+def _run(config, spec, workdir, sweep, part):
+    import jax
+    from attention_research.record import record
+    from attention_research.training.loop import train
+    from attention_research.training.sweep import failure_line, run_sweep
+    from attention_research.workdir import claim, ensure_writable, parse_resume_with
+
+    resume_with = parse_resume_with(_RESUME_WITH.value, config)
     if jax.process_index() == 0:
         ensure_writable(workdir)  # a clear error now, not after compiling
         file, _, argument = spec.partition(":")

@@ -437,6 +437,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             call_inputs = next(inputs)
             if train_call is None:
                 train_call = cohort.compile_train_call(state, call_inputs, progress)
+                if preemption.requested():  # asked while starting: nothing trained yet
+                    raise preemption.Preempted(preemption.requested(), step)
             state, metrics = train_call(state, *call_inputs)
             pending.append(metrics)
             step += train_config.steps_per_call

@@ -8,8 +8,14 @@ a checkpoint there, flushes its logs and raises ``Preempted``. ``launch.py`` pri
 its one line and exits 143 (SIGTERM) or 130 (SIGINT), as a process killed by the
 signal would. Rerunning the same command resumes exactly.
 
-A second signal stops at once (``KeyboardInterrupt``): the work directory keeps what
-its last checkpoint and log hold, as after ``kill -9``.
+A second signal stops at once (``os._exit``, after one line): the work directory keeps
+what its last checkpoint and log hold, as after ``kill -9``. Not ``KeyboardInterrupt``:
+raised from a handler it lands wherever Python is, and one that landed in a garbage
+collector callback of JAX's was printed as ignored, and the run went on to the end.
+
+``launch.py`` asks for the stop from its first line (``stop_now``, while nothing is
+written yet, exits at once) and from its first write on (``stop_on_signals``). A stop
+asked before training begins is acted on before the first train call.
 
 A checkpoint saved on a stop falls between the regular ones (``train.checkpoint_every``).
 ``Checkpoints`` keeps room for it and deletes it once a newer regular checkpoint is
@@ -25,6 +31,7 @@ the loop: the pending save is waited for and every writer closed.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 
@@ -38,7 +45,8 @@ class Preempted(RunError):
 
     def __init__(self, signum: int, step: int | None):
         self.signum, self.step = signum, step
-        where = (f"at step {step}, its checkpoint saved" if step is not None
+        where = (f"at step {step}, its checkpoint saved" if step
+                 else "before training began" if step == 0
                  else "between cohorts, every finished cohort saved")
         super().__init__(f"stopped by {signal.Signals(signum).name} {where}: rerun the same "
                          "command to resume")
@@ -57,10 +65,29 @@ def requested() -> int | None:
     return _requested[0] if _requested else None
 
 
+def _exit_now(signum, message: str):
+    os.write(2, b"\n" + message.encode() + b"\n")  # below a progress bar
+    os._exit(128 + signum)
+
+
 def _ask_to_stop(signum, frame):
     if _requested:  # the second signal: stop now
-        raise KeyboardInterrupt
+        _exit_now(signum, f"stopped at once by a second {signal.Signals(signum).name}: rerun "
+                          "the same command to resume from the last checkpoint")
     _requested.append(signum)
+
+
+def stop_now(signum, frame):
+    """A handler for while nothing is written yet (a process starting): exit at once."""
+    _exit_now(signum, f"stopped by {signal.Signals(signum).name} before the run began; "
+                      "nothing was written")
+
+
+def install_stop_now():
+    """``stop_now`` for SIGTERM and SIGINT, where Python can install handlers."""
+    if threading.current_thread() is threading.main_thread():
+        for s in SIGNALS:
+            signal.signal(s, stop_now)
 
 
 @contextlib.contextmanager
