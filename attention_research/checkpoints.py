@@ -121,11 +121,35 @@ class Checkpoints:
         try:
             return self.restore(step, template), int(step)
         except Exception as error:  # orbax raises many types; all mean "cannot be trusted"
+            other = self._other_shapes(step, template)
+            if other:  # intact, but not of this model (a checkpoint saved without its config)
+                raise CheckpointError(
+                    f"the checkpoint of step {step} in {self.directory} is of another model: "
+                    f"{other}. It is intact and was left as it is: rerun with the config it "
+                    "was trained with, or pass another --workdir.") from error
             reason = (str(error).strip().splitlines() or [""])[0][:200]
             raise CheckpointError(
                 f"the checkpoint of step {step} in {self.directory} cannot be used "
                 f"({type(error).__name__}: {reason}). Nothing was deleted. "
                 + self._advice(step, template)) from error
+
+    def _other_shapes(self, step: int, template) -> str | None:
+        """How the arrays of the checkpoint of ``step``, read as saved, differ in shape
+        from ``template``'s; None if they do not, or cannot be read at all."""
+        try:
+            saved = self.manager.restore(step, args=ocp.args.Composite(
+                state=ocp.args.StandardRestore())).state
+        except Exception:  # noqa: BLE001 — unreadable: damaged, not another model
+            return None
+        shapes = lambda tree: sorted(tuple(np.shape(leaf))  # noqa: E731
+                                     for leaf in jax.tree_util.tree_leaves(tree))
+        was, now = shapes(saved), shapes(template)
+        if was == now:
+            return None
+        first = next((a, b) for a, b in zip(was + [None] * len(now), now + [None] * len(was))
+                     if a != b)
+        return (f"its {len(was)} arrays have other shapes than this config's {len(now)} "
+                f"(e.g. {first[0]} saved, {first[1]} now)")
 
     def _advice(self, bad_step: int, template) -> str:
         """Which older checkpoint is intact, and how to resume from it."""

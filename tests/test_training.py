@@ -212,6 +212,11 @@ def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_r
     with pytest.raises(ConfigMismatchError, match=r"is of another model or task \(model.hidden"
                                                   r"_size: was \d+, now 16\). It is intact"):
         train(changed, workdir, progress=False)
+    # A checkpoint saved before checkpoints kept their config: its shapes tell.
+    shutil.rmtree(workdir / "checkpoints" / "10" / "config")
+    with pytest.raises(CheckpointError, match=r"step 10 .* is of another model: its \d+ arrays "
+                                              r"have other shapes .* It is intact"):
+        train(changed, workdir, progress=False)
 
 
 def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_run, tmp_path):
