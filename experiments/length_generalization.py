@@ -37,7 +37,10 @@ Memory: a decoder-only cohort's evaluation (5 members, chunks of 400 sequences o
 402 positions, 4 heads) peaks at 12-15 GiB of host memory on CPU, so two decoder-only
 cohorts at once (``--part=1/2`` and ``--part=2/2`` side by side) overflow a 24 GiB
 machine and one is killed; so does one beside transformer_scores (about 8 GiB). Run them
-one at a time there, beside an RNN sweep at most.
+one at a time there, beside an RNN sweep at most. The relative cohorts need more: at 400
+sequences a chunk their evaluation passed 22 GiB and was killed, so on such a machine
+they were run with ``--config.task.eval_batch_size=100`` (a resource field: the same
+numbers, in smaller chunks; about 40 minutes a cohort on one loaded core).
 Checkpoints every 500 steps: a killed cohort resumes from its last one.
 """
 
