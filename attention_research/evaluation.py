@@ -111,6 +111,17 @@ def token_accuracy_by_position(stats: dict) -> dict:
     return {int(t) + 1: float(correct[t] / real[t]) for t in np.flatnonzero(real)}
 
 
+def token_accuracy_beyond(stats: dict, lengths: np.ndarray, position: int) -> dict:
+    """{length: teacher-forced token accuracy at the target positions after ``position``
+    (1-based; EOS included)} for every held-out length whose target reaches past it: a
+    model right on its first ``position`` tokens and wrong after them scores 0 here,
+    where its accuracy over the whole target would still be high."""
+    correct = stats["correct_at"][:, position:].sum(1)
+    real = stats["real_at"][:, position:].sum(1)
+    return {int(n): _ratio(correct[lengths == n].sum(), real[lengths == n].sum())
+            for n in np.unique(lengths) if real[lengths == n].sum()}
+
+
 def heatmap_indices(lengths: np.ndarray, train_max_length: int, count: int):
     """Indices of ``count`` held-out examples spread over the lengths, seen and longer."""
     if count == 0:

@@ -156,10 +156,16 @@ def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None
                                    for p in range(1, 42)}
                     by_length = {str(n): _around(0.97 if n <= 20 else near, seed)
                                  for n in range(1, 42)}
+                    # At the unseen positions alone: what the model gets right past 20.
+                    beyond = {str(n): _around(near, seed) for n in range(21, 42)}
+                    sequences = {str(n): _around(0.97 if n <= 20 else near / 2, seed)
+                                 for n in range(1, 42)}
                     _write_member(results, setting, seed, "summary.json", json.dumps(
                         {"status": "finished",
                          "members": [{"token_acc_by_position": by_position,
-                                      "token_acc_by_length": by_length}]}))
+                                      "token_acc_by_length": by_length,
+                                      "token_acc_beyond_seen_by_length": beyond,
+                                      "seq_acc_by_length": sequences}]}))
     _write_report(results, rows)
 
 
@@ -212,7 +218,26 @@ def test_press_and_shaw_are_decided_on_fresh_seeds_by_the_revised_rule(
         assert found[key].replicated == expected
         assert "revised rule" in found[key].replication
     if fresh_alibi is not None:
-        assert "sources of 21-40" in found[keys[0]].replication
+        assert "unseen positions of sources 21-40" in found[keys[0]].replication
+        assert "sinusoidal" in found[keys[1]].replication  # relative faces a baseline too
+
+
+def test_the_revised_statistic_reads_the_unseen_positions_alone():
+    """The audit as Shaw et al.: a model right on its first 20 positions and wrong after
+    them kept 'half' of its accuracy over whole targets of sources 21-40 (0.66); at the
+    unseen positions alone it scores 0."""
+    import numpy as np
+    from attention_research import evaluation
+    lengths = np.array([21, 30, 40])
+    real = np.zeros((3, 42), bool)
+    for row, n in enumerate(lengths):
+        real[row, :n + 1] = True  # the target: n symbols and EOS
+    correct = real.copy()
+    correct[:, 20:] = False  # right on positions 1-20 only
+    stats = {"correct_at": correct, "real_at": real}
+    assert evaluation.token_accuracy_beyond(stats, lengths, 20) == {21: 0.0, 30: 0.0, 40: 0.0}
+    whole = [correct[row].sum() / real[row].sum() for row in range(3)]
+    assert min(whole) > 0.48  # what the first revision read: 'kept' for half of ~1
 
 
 @pytest.mark.parametrize("aware, content, expected", [
