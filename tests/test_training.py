@@ -203,6 +203,9 @@ def test_the_checkpoint_refuses_another_learning_rate_when_config_json_is_lost(
     assert resumed["members"][0]["final"] == finished_run[1]["members"][0]["final"]
 
 
+# A restore under another model's shapes fails as a corrupt one does: orbax's sibling
+# reads end after its event loop closed (see test_a_corrupt_checkpoint_is_reported_...).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_run, tmp_path):
     from tests.conftest import tiny_config
     workdir = _resumable_at_10(finished_run, tmp_path)
@@ -219,6 +222,9 @@ def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_r
         train(changed, workdir, progress=False)
 
 
+# A restore under another model's shapes fails as a corrupt one does: orbax's sibling
+# reads end after its event loop closed (see test_a_corrupt_checkpoint_is_reported_...).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_run, tmp_path):
     from attention_research.errors import RunError
     from attention_research.workdir import parse_resume_with
