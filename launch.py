@@ -224,7 +224,7 @@ def run():
     part = parse_part(_PART.value)
     config = load_config()
     validate(config)  # before anything is compiled or written
-    parse_resume_with(_RESUME_WITH.value, config)  # refused before anything is written
+    resume_with = parse_resume_with(_RESUME_WITH.value, config)  # refused before any write
     # config_filename keeps the ':argument' part, which names the default workdir.
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
@@ -234,17 +234,16 @@ def run():
                              "no get_sweep()")
     print(f"work directory: {workdir}")
     with preemption.stop_on_signals():  # from the first write on: a clean stop
-        _run(config, spec, workdir, sweep, part)
+        _run(config, spec, workdir, sweep, part, resume_with)
 
 
-def _run(config, spec, workdir, sweep, part):
+def _run(config, spec, workdir, sweep, part, resume_with):
     import jax
     from attention_research.record import record
     from attention_research.training.loop import train
     from attention_research.training.sweep import failure_line, run_sweep
-    from attention_research.workdir import claim, ensure_writable, parse_resume_with
+    from attention_research.workdir import claim, ensure_writable
 
-    resume_with = parse_resume_with(_RESUME_WITH.value, config)
     if jax.process_index() == 0:
         ensure_writable(workdir)  # a clear error now, not after compiling
         file, _, argument = spec.partition(":")

@@ -104,11 +104,8 @@ def report_writer(members):
 def failure_line(workdir) -> str | None:
     """One line naming the failed members of a sweep's work directory (every part's),
     or None: a sweep with a failed member exits non-zero, as a failed single run does."""
-    failed = []
-    for folder in sorted(Path(workdir, "members").glob("*/")):
-        path = folder / "summary.json"
-        if path.is_file() and read_json(path).get("status") == "failed":
-            failed.append(folder.name)
+    failed = [folder.name for folder in sorted(Path(workdir, "members").glob("*/"))
+              if WorkDir(folder).failed()]
     if not failed:
         return None
     return (f"{len(failed)} sweep member(s) failed (non-finite; summary.json of each says "
