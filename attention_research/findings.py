@@ -262,11 +262,13 @@ def with_replication(module, own: list[Finding], folder: Path,
     differing = config_differences(original, folder) if original and folder.is_dir() else []
     fresh = replicate_findings(module, folder) if covered and not differing else {}
     seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}"
+    chosen = getattr(module, "REVISED_SEEDS", REPLICATION_SEEDS)  # the revised rule's
     out = []
     for finding in own:
         if finding.key in revised:
-            out.append(_decided_by_fresh_seeds(finding, fresh.get(finding.key), seeds,
-                                               differing, folder))
+            out.append(_decided_by_fresh_seeds(finding, fresh.get(finding.key),
+                                               f"seeds {chosen[0]}–{chosen[-1]}",
+                                               differing, folder, revised[finding.key]))
             continue
         if finding.verdict not in REPLICABLE:
             out.append(finding)
@@ -308,25 +310,29 @@ def _section(name: str, f: Finding) -> str:
 
 
 def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
-                            differing: list, folder: Path) -> Finding:
+                            differing: list, folder: Path, why: str) -> Finding:
     """A finding whose registered rule an audit found not to measure what it names
-    (``DECIDED_BY_FRESH_SEEDS``: {key: why}): its first seeds keep the registered verdict
-    until the replication's fresh seeds, decided by a revised rule written before they
-    ran (the experiment's code applies it to the replication record), give the verdict.
-    That run is the confirmatory one, so it is not replicated again here."""
+    (``DECIDED_BY_FRESH_SEEDS``: {key: why}): its first seeds' verdict by that rule is
+    shown but decides nothing, so the row is inconclusive until the replication's fresh
+    seeds, decided by a revised rule written before they ran (the experiment's code
+    applies it to the replication record), give the verdict. That run is the
+    confirmatory one, so it is not replicated again here."""
+    voided = (f"the first seeds gave {finding.verdict} by the registered rule, whose "
+              f"statistic an audit found void ({why})")
     if differing:
-        text, word = (f"not decided: the replication's config differs from the first run's "
-                      f"for {', '.join(differing)}", "not (config)")
-        return dataclasses.replace(finding, replication=text, replicated=word)
+        text = (f"not decided: the replication's config differs from the first run's for "
+                f"{', '.join(differing)}; {voided}")
+        return dataclasses.replace(finding, verdict="inconclusive", replication=text,
+                                   replicated="not (config)")
     if again is None or again.verdict == "pending":
         text = (f"pending: {seeds}, decided by the revised rule, are not recorded in full "
                 f"(`python launch.py --config=experiments/"
-                f"{folder.name.removesuffix('_replication')}.py:replicate`); until then the "
-                f"registered rule's verdict on the first seeds stands")
-        return dataclasses.replace(finding, replication=text, replicated="pending (revised)")
+                f"{folder.name.removesuffix('_replication')}.py:replicate`); {voided}, so "
+                f"the row is inconclusive until then")
+        return dataclasses.replace(finding, verdict="inconclusive", replication=text,
+                                   replicated="pending (revised)")
     text = (f"decided on {seeds} by the revised rule, written before they ran "
-            f"({again.verdict}): {again.ours}; the first seeds gave {finding.verdict} by the "
-            f"registered rule")
+            f"({again.verdict}): {again.ours}; {voided}")
     return dataclasses.replace(finding, verdict=again.verdict, replication=text,
                                replicated="revised rule")
 

@@ -18,6 +18,8 @@ POSITIONS = models.POSITIONS
 
 def _model(positions, task="reverse"):
     config = base.shrink(decoder_only.get_config(f"task={task},positions={positions}"))
+    if positions == "relative":  # clip within these short rows (an audit as Shaw et al.)
+        config.model.max_relative_distance = 2
     validate(config)
     vocab = TASKS[task](config).vocab_size
     return models.make_model(config, vocab, vocab)

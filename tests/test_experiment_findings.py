@@ -130,20 +130,24 @@ def test_the_soft_half_observation(tmp_path, off, sampled, expected):
 # --- length_generalization ---------------------------------------------------------
 
 def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None,
-                   relative_accuracy=None, rnn=None):
+                   relative_accuracy=None, rnn=None, unclipped_accuracy=None):
     """Every Transformer scores 0.97 on 1-20 and ``transformer_accuracy`` on 81-200 and
     21-80, but ALiBi scores ``alibi_accuracy`` and relative positions
     ``relative_accuracy`` (if given) on 21-80; the RNNs 0.5 beyond 1-20, or
     ``rnn[score]`` on 21-80 and 81-200 alike. Each decoder-only member's summary.json
-    has token accuracy 0.97 on target positions 1-20 and its 21-80 value on 21-40."""
+    has token accuracy 0.97 on target positions 1-20 and its 21-80 value on 21-40. With
+    ``unclipped_accuracy``, the unclipped relative arm (replication only) too."""
     lg = EXPERIMENTS["length_generalization"]
     rows = []
-    for model in lg.MODELS:
+    unclipped = [lg.UNCLIPPED] if unclipped_accuracy is not None else []
+    for model in lg.MODELS + unclipped:
         for task in lg.TASKS:
             positions = model.get("config.model.positions")
             accuracy = (transformer_accuracy if positions
                         else (rnn or {}).get(model[lg.SCORE], 0.5))
             near = {"alibi": alibi_accuracy, "relative": relative_accuracy}.get(positions)
+            if model in unclipped:
+                near = unclipped_accuracy
             near = accuracy if near is None else near
             for seed in seeds if seeds is not None else lg.SEEDS:
                 setting = lg._setting(model, task)
@@ -151,7 +155,7 @@ def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None
                              "status": "finished", "seq_acc/len1-20": _around(0.97, seed),
                              "seq_acc/len21-80": max(0.0, _around(near, seed)),
                              "seq_acc/len81-200": max(0.0, _around(accuracy, seed))})
-                if model in lg.DECODER_ONLY:
+                if model in lg.DECODER_ONLY + unclipped:
                     by_position = {str(p): _around(0.97 if p <= 20 else near, seed)
                                    for p in range(1, 42)}
                     by_length = {str(n): _around(0.97 if n <= 20 else near, seed)
@@ -162,9 +166,10 @@ def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None
                                  for n in range(1, 42)}
                     _write_member(results, setting, seed, "summary.json", json.dumps(
                         {"status": "finished",
-                         "members": [{"token_acc_by_position": by_position,
+                         "members": [{"seed": seed, "token_acc_by_position": by_position,
                                       "token_acc_by_length": by_length,
                                       "token_acc_beyond_seen_by_length": beyond,
+                                      "token_acc_beyond_seen_no_eos_by_length": beyond,
                                       "seq_acc_by_length": sequences}]}))
     _write_report(results, rows)
 
@@ -194,25 +199,37 @@ def test_length_generalization_verdict(tmp_path, accuracy, alibi, relative, expe
     assert "sources of lengths 21-40" in press_row.ours  # Press et al.'s 2x, beside
 
 
-@pytest.mark.parametrize("fresh_alibi, fresh_relative, press, shaw", [
-    (0.8, 0.8, "reproduced", "reproduced"),  # both keep 0.8 of 0.97 at 2x; sinusoidal 0.03
-    (0.03, 0.3, "not reproduced", "not reproduced"),  # both lose it at 2x
-    (None, None, "inconclusive", "inconclusive"),  # fresh seeds not recorded yet
+@pytest.mark.parametrize("fresh_alibi, fresh_relative, unclipped, press, shaw", [
+    # both keep 0.8 of 0.97 at 2x; sinusoidal 0.03, relative without clipping 0.03
+    (0.8, 0.8, 0.03, "reproduced", "reproduced"),
+    (0.03, 0.3, 0.03, "not reproduced", "not reproduced"),  # both lose it at 2x
+    # relative keeps it, but so does the same model unclipped: clipping is not shown why
+    (0.8, 0.8, 0.8, "reproduced", "inconclusive"),
+    (None, None, None, "inconclusive", "inconclusive"),  # fresh seeds not recorded yet
 ])
 def test_press_and_shaw_are_decided_on_fresh_seeds_by_the_revised_rule(
-        tmp_path, fresh_alibi, fresh_relative, press, shaw):
+        tmp_path, fresh_alibi, fresh_relative, unclipped, press, shaw):
     """The first seeds' registered rule was found not to measure the 2x regime (issue 35
-    audit): until the replication is in, its verdict stands and says it waits; then the
-    fresh seeds, decided on sources of 21-40 against the seen lengths, give the verdict."""
+    audits): until the replication is in, the row is inconclusive and says it waits; then
+    the fresh seeds (5 for the arms the revised rule reads), decided on sources of 21-40
+    against the seen lengths, sinusoidal and (relative) the unclipped model, give it."""
     lg = EXPERIMENTS["length_generalization"]
     keys = ("alibi-extrapolates", "relative-positions-generalise")
     first, again = tmp_path / "length_generalization", tmp_path / "length_generalization_replication"
-    _length_record(first, 0.8, 0.8, relative_accuracy=0.485)  # inconclusive, both
+    # By the registered rule alone: ALiBi inconclusive, relative not reproduced (0.03)
+    _length_record(first, 0.8, 0.8, relative_accuracy=0.03)
+    assert {f.key: f.verdict for f in lg.findings(first) if f.key in keys} == {
+        keys[0]: "inconclusive", keys[1]: "not reproduced"}
     if fresh_alibi is not None:
         _length_record(again, 0.03, fresh_alibi, seeds=findings.REPLICATION_SEEDS,
-                       relative_accuracy=fresh_relative)
+                       relative_accuracy=fresh_relative, unclipped_accuracy=unclipped)
+        partial = {f.key: f for f in findings.with_replication(lg, lg.findings(first), again)}
+        assert partial[keys[1]].replicated == "pending (revised)"  # 3 of the 5 seeds
+        _length_record(again, 0.03, fresh_alibi, seeds=lg.REVISED_SEEDS,
+                       relative_accuracy=fresh_relative, unclipped_accuracy=unclipped)
     found = {f.key: f for f in findings.with_replication(lg, lg.findings(first), again)}
     assert (found[keys[0]].verdict, found[keys[1]].verdict) == (press, shaw)
+    assert "statistic an audit found void" in found[keys[1]].replication
     for key in keys:
         expected = "revised rule" if fresh_alibi is not None else "pending (revised)"
         assert found[key].replicated == expected
@@ -220,6 +237,8 @@ def test_press_and_shaw_are_decided_on_fresh_seeds_by_the_revised_rule(
     if fresh_alibi is not None:
         assert "unseen positions of sources 21-40" in found[keys[0]].replication
         assert "sinusoidal" in found[keys[1]].replication  # relative faces a baseline too
+        assert "unclipped" in found[keys[1]].replication  # and its own unclipped model
+        assert "without EOS" in found[keys[1]].replication
 
 
 def test_the_revised_statistic_reads_the_unseen_positions_alone():
@@ -236,6 +255,14 @@ def test_the_revised_statistic_reads_the_unseen_positions_alone():
     correct[:, 20:] = False  # right on positions 1-20 only
     stats = {"correct_at": correct, "real_at": real}
     assert evaluation.token_accuracy_beyond(stats, lengths, 20) == {21: 0.0, 30: 0.0, 40: 0.0}
+    # Right on the EOS alone (the audit as Shaw et al.: placed from content): 1/(n-19)
+    # with it, 0 without it.
+    correct[np.arange(3), lengths] = True
+    assert evaluation.token_accuracy_beyond(stats, lengths, 20) == {21: 0.5, 30: 1 / 11,
+                                                                     40: 1 / 21}
+    assert evaluation.token_accuracy_beyond(stats, lengths, 20, eos=False) == {
+        21: 0.0, 30: 0.0, 40: 0.0}
+    correct[np.arange(3), lengths] = False
     whole = [correct[row].sum() / real[row].sum() for row in range(3)]
     assert min(whole) > 0.48  # what the first revision read: 'kept' for half of ~1
 

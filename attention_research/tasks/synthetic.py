@@ -303,6 +303,9 @@ class SymbolTask:
                     "token_by_position": evaluation.token_accuracy_by_position(member_stats),
                     "token_beyond_seen": evaluation.token_accuracy_beyond(
                         member_stats, self.eval_lengths, self.config.task.train_max_length),
+                    "token_beyond_seen_no_eos": evaluation.token_accuracy_beyond(
+                        member_stats, self.eval_lengths, self.config.task.train_max_length,
+                        eos=False),
                     "examples": {k: v[member] for k, v in examples.items()},
                     "exact": member_stats["exact"]})
             return results
@@ -361,6 +364,7 @@ class SymbolTask:
                 "token_acc_by_position": result["token_by_position"],
                 # Issue 35 (an audit as Shaw et al.): accuracy on the unseen positions alone.
                 "token_acc_beyond_seen_by_length": result["token_beyond_seen"],
+                "token_acc_beyond_seen_no_eos_by_length": result["token_beyond_seen_no_eos"],
                 f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
                 f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
         return finals
