@@ -47,6 +47,7 @@ OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
 COMMAND = "python -m attention_research.findings"
 REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
 REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
+CONTRARY = ("not reproduced", "does not hold")  # what fresh seeds contradicting them give
 
 
 @dataclass(frozen=True)
@@ -289,10 +290,20 @@ def with_replication(module, own: list[Finding], folder: Path,
                           + (f"; {again.ours}" if again else ""), "pending")
         elif again.verdict == finding.verdict:
             text, word = f"replicated on {seeds} ({again.verdict}): {again.ours}", "yes"
-        else:
+        elif again.verdict in CONTRARY:
             verdict = "inconclusive"
-            text, word = (f"did not replicate: {seeds} give {again.verdict} ({again.ours}); "
-                          f"the first seeds gave {finding.verdict}"), "no"
+            text, word = (f"contradicted: {seeds} give {again.verdict} ({again.ours}); the "
+                          f"first seeds gave {finding.verdict}"), "contradicted"
+        else:
+            # The fresh seeds decide neither way: a failure to confirm, not a contradiction,
+            # and with fewer seeds than the first run it may be one of power (an audit of
+            # compare_attention's replication, issue 35). The verdict falls all the same.
+            verdict = "inconclusive"
+            text, word = (f"not confirmed: {seeds} ({len(REPLICATION_SEEDS)} seeds) give "
+                          f"{again.verdict}, not the opposite verdict ({again.ours}); the "
+                          f"first seeds gave {finding.verdict}. A failure to confirm, which "
+                          f"with fewer seeds may be one of power, not evidence against the "
+                          f"claim"), "not confirmed"
         out.append(dataclasses.replace(finding, verdict=verdict, replication=text,
                                        replicated=word))
     return out
@@ -303,10 +314,14 @@ def _section(name: str, f: Finding) -> str:
     claim = ("- **Claim:** ours alone (no paper states it)" if f.observation
              else f"- **Paper:** {f.paper}")
     again = f"- **Replication:** {f.replication}\n" if f.replication else ""
+    fresh = f"{name}_replication"
+    replication = (f"; replication in [`results/{fresh}/`](results/{fresh}/)"
+                   if f.replication and (ROOT / "experiments" / "results" / fresh).is_dir()
+                   else "")
     return (f'<a id="{f.key}"></a>\n### {f.title}\n\n{claim}\n'
             f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n{again}"
             f"- **Experiment:** [`experiments/{name}.py`]({name}.py), record in "
-            f"[`results/{name}/`](results/{name}/){plot}")
+            f"[`results/{name}/`](results/{name}/){replication}{plot}")
 
 
 def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
@@ -342,7 +357,10 @@ def _tally(found) -> str:
     revised = {"pending (revised)": "to be decided", "revised rule": "decided"}
     words = [f.replicated for _, f in found if f.replicated and f.replicated not in revised]
     counts = {w: words.count(w) for w in dict.fromkeys(words)}
-    names = {"yes": "replicated", "no": "did not replicate (now inconclusive)"}
+    names = {"yes": "replicated",
+             "not confirmed": "not confirmed by fresh seeds that decide neither way (now "
+                              "inconclusive)",
+             "contradicted": "contradicted by fresh seeds (now inconclusive)"}
     tally = (f"of {len(words)} reproduced or holds verdicts, " + ", ".join(
         f"{n} {names.get(w, w)}" for w, n in counts.items()))
     later = [f.replicated for _, f in found if f.replicated in revised]

@@ -29,9 +29,11 @@ metrics.jsonl torn by a kill is dropped on resume.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
+import subprocess
 import threading
 from pathlib import Path
 
@@ -206,6 +208,25 @@ def claim(path, kind: str, of: str):
     if not file.exists():
         path.mkdir(parents=True, exist_ok=True)
         write_atomically(file, json.dumps(wanted) + "\n")
+
+
+@functools.cache
+def code_version() -> dict | None:
+    """The commit of the code that trains, and whether its checkout had changes: kept in
+    every summary.json, so that a replication can show it ran the first run's code (an
+    audit, issue 35). None outside a git checkout (an installed package, CI's copy)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
+                                capture_output=True, text=True, timeout=10)
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                 "--untracked-files=no", "--", "attention_research"],
+                                capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if commit.returncode or status.returncode:
+        return None
+    return {"commit": commit.stdout.strip(), "changed": bool(status.stdout.strip())}
 
 
 def ensure_writable(path) -> Path:

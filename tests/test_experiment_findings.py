@@ -578,7 +578,7 @@ AGAINST = {
                "dot-fits-fastest": "does not hold",
                "scaled-dot-blurs-in-the-rnn": "does not hold",
                "location-fails-unseen-lengths-and-sort": "does not hold",
-               "local-p-fails-sort": "inconclusive",  # not below: the claim has no test
+               "local-p-fails-sort": "does not hold",  # not below, inside ±0.05: refuted
                "pointer-generator-limits": "does not hold",
                "location-aware-sorts-best": "does not hold",
                "cosine-keeps-most-beyond-training": "does not hold"}),

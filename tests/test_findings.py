@@ -48,7 +48,8 @@ def _module(decide, replicated=("claim",), costly=None):
 
 @pytest.mark.parametrize("fresh, verdict, word", [
     ("holds", "holds", "yes"),
-    ("inconclusive", "inconclusive", "no"),   # not repeated: the verdict falls
+    ("inconclusive", "inconclusive", "not confirmed"),  # not repeated: the verdict falls
+    ("does not hold", "inconclusive", "contradicted"),  # the opposite: it falls too
     ("pending", "holds", "pending"),
 ])
 def test_a_verdict_stands_only_if_fresh_seeds_repeat_it(tmp_path, fresh, verdict, word):

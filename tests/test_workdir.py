@@ -324,3 +324,20 @@ def test_a_failed_save_stops_training_in_one_line(tmp_path):
     assert _launch("--config=configs/additive.py:tiny", f"--workdir={workdir}").returncode == 0
     assert time.time() - started < 300
     assert json.loads((workdir / "summary.json").read_text())["status"] == "finished"
+
+
+def test_a_summary_names_the_code_that_trained_it(monkeypatch):
+    """summary.json keeps the commit (a replication can show it ran the first run's
+    code); outside a git checkout, as in CI's copy or an installed package, None."""
+    import subprocess
+    from attention_research import workdir
+    workdir.code_version.cache_clear()
+    found = workdir.code_version()
+    assert found is None or (len(found["commit"]) == 40 and isinstance(found["changed"], bool))
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+    monkeypatch.setattr(subprocess, "run", no_git)
+    workdir.code_version.cache_clear()
+    assert workdir.code_version() is None
+    workdir.code_version.cache_clear()
