@@ -42,7 +42,16 @@ from ml_collections import config_flags  # noqa: E402
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Experiment config file[:argument].",
                                           lock_config=True)
-_WORKDIR = flags.DEFINE_string("workdir", None, "Work directory; default runs/<config>.")
+_WORKDIR = flags.DEFINE_string(
+    "workdir", None, "Work directory; default runs/<config>[_<argument>], e.g. "
+    "runs/additive_task-copy for configs/additive.py:task=copy.")
+_PRINT_CONFIG = flags.DEFINE_bool(
+    "print_config", False, "Print the resolved config (file, argument and overrides) and "
+    "exit: nothing is compiled or written. A sweep prints its base config; see --dry_run.")
+_DRY_RUN = flags.DEFINE_bool(
+    "dry_run", False, "Sweeps: list the members, their cohorts and parts, what is finished "
+    "and the cost (steps, and the wall time measured where a member was trained or "
+    "recorded before), and exit: nothing is compiled or written.")
 _DISTRIBUTED = flags.DEFINE_bool(
     "distributed", False, "Run as one of several processes (jax.distributed.initialize): "
     "Slurm, Cloud TPU and Kubernetes are detected; elsewhere give the three flags below or "
@@ -135,6 +144,13 @@ def explain_flag_error(error: Exception, argv) -> str:
         lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
         flag = re.match(r"flag (--\S+?): ", lines[0])
         reason = lines[-1] if len(lines) > 1 else lines[0].removeprefix(flag[0] if flag else "")
+        # A value of the wrong type: name the type the field holds, not Python's parser.
+        for pattern, expected in ((r"invalid literal for int\(\)", "an integer"),
+                                  (r"could not convert string to float", "a number"),
+                                  (r"(?i)boolean", "true or false")):
+            if re.search(pattern, reason):
+                value = flag[1].partition("=")[2] if flag else ""
+                reason = f"the field holds {expected}, not {value!r}"
         return f"{flag[1] + ': ' if flag else ''}{reason}"
     if isinstance(error, (KeyError, AttributeError)):  # a mistyped override key
         text = text.strip("'\"").replace("\\n", " ").replace("\\'", "'")
@@ -145,13 +161,50 @@ def explain_flag_error(error: Exception, argv) -> str:
         return (f"{argument or 'a --config override'}: the config has no field "
                 f"{key[1] if key else text!r}"
                 + (f"; did you mean {suggestion[1]!r}?" if suggestion else "")
-                + " (python launch.py --config=FILE --helpfull lists the fields)")
+                + " (python launch.py --config=FILE --print_config lists the fields)")
     return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+HELP = ("--help", "-h", "-?", "--helpshort", "--helpfull")
+
+
+def config_arguments() -> str:
+    """Each config file's arguments (FILE:ARGUMENT), for --help: the files under configs/
+    take base.ARGUMENTS or their own ARGUMENTS; every file takes tiny, the sweep files
+    with a replication (REPLICATED) replicate, and their own ARGUMENTS where defined."""
+    from configs import base
+    lines = []
+    for folder in ("configs", "experiments"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            spec = importlib.util.spec_from_file_location(f"_help_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            own = getattr(module, "ARGUMENTS", base.ARGUMENTS if folder == "configs" else {})
+            words = [f"{key}={'|'.join(map(str, values))}" for key, values in own.items()]
+            words += [base.TINY] + ([base.REPLICATE] if hasattr(module, "REPLICATED") else [])
+            lines.append(f"  {folder}/{path.name}: {', '.join(words)}")
+    return "\n".join(lines)
+
+
+def print_help():
+    """--help: this file's guide, its flags, and each config's arguments; exit 0 (absl's
+    own exits 1)."""
+    print(__doc__)
+    print("Flags:\n" + flags.FLAGS.module_help(sys.modules[__name__]))
+    print("\nConfig arguments (--config=FILE:key=value,...; tiny shrinks any config to a "
+          "smoke run):\n" + config_arguments())
+    print("\nEvery config field is an override: --config.train.num_steps=500; "
+          "--print_config lists them.")
 
 
 def parse_flags(argv):
     """Parse the flags; any error in them (a bad value, a config file that fails, a
     mistyped override) is one line, or the full traceback with --verbose."""
+    if any(a in HELP for a in argv[1:]):
+        print_help()
+        sys.exit(0)
     try:
         return flags.FLAGS(argv)
     except Exception as error:  # noqa: BLE001 — ml_collections raises KeyError, …
@@ -223,6 +276,9 @@ def run():
 
     part = parse_part(_PART.value)
     config = load_config()
+    if _PRINT_CONFIG.value:  # before validation: a config with a bad value prints too
+        print(config)
+        return
     validate(config)  # before anything is compiled or written
     resume_with = parse_resume_with(_RESUME_WITH.value, config)  # refused before any write
     # config_filename keeps the ':argument' part, which names the default workdir.
@@ -232,6 +288,14 @@ def run():
     if sweep is None and (part != (1, 1) or _RECORD.value or _ONLY.value):
         raise app.UsageError("--part, --only and --record are for sweeps; this config has "
                              "no get_sweep()")
+    if _DRY_RUN.value:
+        if sweep is None:
+            raise app.UsageError("--dry_run is for sweeps; --print_config shows a single "
+                                 "run's config")
+        from attention_research.training.sweep import plan
+        print(plan(config, sweep, workdir, part, _ONLY.value,
+                   record_destination(spec, config.name)))
+        return
     print(f"work directory: {workdir}")
     with preemption.stop_on_signals():  # from the first write on: a clean stop
         _run(config, spec, workdir, sweep, part, resume_with)

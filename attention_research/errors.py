@@ -8,6 +8,7 @@ which validate their own fragments, need not import the module that imports them
 
 from __future__ import annotations
 
+import difflib
 import errno
 
 
@@ -15,10 +16,18 @@ class ConfigError(ValueError):
     """An unknown name or an impossible value in a config, found before anything runs."""
 
 
+def did_you_mean(value, valid) -> str:
+    """" (did you mean 'additive'?)" for a near miss among ``valid``, else ''."""
+    close = difflib.get_close_matches(str(value), [str(v) for v in valid], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def choice(value, valid, field: str):
-    """Refuse ``value`` unless it is one of ``valid``, naming the field and the choices."""
+    """Refuse ``value`` unless it is one of ``valid``, naming the field, the choices and
+    the nearest one."""
     if value not in valid:
-        raise ConfigError(f"{field}={value!r} is not known; valid choices: {', '.join(valid)}")
+        raise ConfigError(f"{field}={value!r} is not known{did_you_mean(value, valid)}; "
+                          f"valid choices: {', '.join(valid)}")
 
 
 def require(condition, message: str):

@@ -73,12 +73,46 @@ def _launch(*args, cwd=ROOT):
 
 
 def test_launch_refuses_an_unknown_attention_before_compiling(tmp_path):
-    result = _launch("--config=configs/additive.py", "--config.model.attention.score=bilinear",
+    # A probe nobody would name a score (issue 38: 'bilinear' was a natural new name)
+    result = _launch("--config=configs/additive.py",
+                     "--config.model.attention.score=no_such_score_probe",
                      f"--workdir={tmp_path / 'run'}")
     assert result.returncode != 0
-    assert "model.attention.score='bilinear' is not known; valid choices:" in result.stderr
+    assert ("model.attention.score='no_such_score_probe' is not known; valid choices:"
+            in result.stderr)
     assert "additive" in result.stderr and "cosine" in result.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_a_near_miss_gets_a_did_you_mean():
+    from attention_research.errors import ConfigError, choice
+    with pytest.raises(ConfigError, match=r"'additve' is not known \(did you mean "
+                                          r"'additive'\?\); valid choices: dot, additive"):
+        choice("additve", ("dot", "additive"), "model.attention.score")
+
+
+def test_help_config_printing_and_a_dry_run_exit_before_anything_is_written(tmp_path):
+    """--help exits 0 with the true default work directory and each config's arguments;
+    --print_config prints the resolved config; --dry_run lists a sweep's cohorts; a
+    value of the wrong type names the type; nothing is written (issue 38)."""
+    result = _launch("--help")
+    assert result.returncode == 0
+    assert "runs/<config>[_<argument>]" in result.stdout
+    assert "configs/transformer.py: task=" in result.stdout and "score=" in result.stdout
+    assert "experiments/compare_attention.py: tiny, replicate" in result.stdout
+    result = _launch("--config=configs/additive.py:tiny", "--config.train.num_steps=7",
+                     "--print_config", f"--workdir={tmp_path / 'one'}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "num_steps: 7" in result.stdout and "score: additive" in result.stdout
+    result = _launch("--config=experiments/benchmark_sweep.py:members=3,tiny", "--dry_run",
+                     "--part=1/2", f"--workdir={tmp_path / 'sweep'}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "3 members in 1 cohort(s); this command (part 1/2) would train 1" in result.stdout
+    assert "  seed-2" in result.stdout
+    result = _launch("--config=configs/additive.py:tiny", "--config.train.num_steps=abc")
+    assert result.returncode != 0
+    assert "--config.train.num_steps=abc: the field holds an integer, not 'abc'" in result.stderr
+    assert not (tmp_path / "one").exists() and not (tmp_path / "sweep").exists()
 
 
 def test_default_workdir_names_the_config_and_its_argument():

@@ -6,7 +6,7 @@ registry and name no task. Adding a task: one module, one entry in ``TASKS``, it
 
 from __future__ import annotations
 
-from attention_research.errors import ConfigError
+from attention_research.errors import ConfigError, did_you_mean
 from attention_research.tasks.protocol import Final, Run, Task
 from attention_research.tasks.sort import Sort
 from attention_research.tasks.substitute import Substitute
@@ -25,8 +25,8 @@ def task_names() -> list[str]:
 def get_task(name: str) -> type:
     """The task class registered under ``name``; unknown names are refused with the choices."""
     if name not in TASKS:
-        raise ConfigError(f"task.name={name!r} is not known; valid choices: "
-                          f"{', '.join(TASKS)}")
+        raise ConfigError(f"task.name={name!r} is not known{did_you_mean(name, TASKS)}; "
+                          f"valid choices: {', '.join(TASKS)}")
     return TASKS[name]
 
 

@@ -66,6 +66,41 @@ def _finished(member: sweeps.Member):
     return summary if done else None
 
 
+def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1),
+         only: str = "", record: Path | None = None) -> str:
+    """What ``run_sweep`` would do, compiling and writing nothing (``launch.py
+    --dry_run``): each cohort with its members, the part that trains it, whether it is
+    finished in ``workdir``, and its cost: steps x members, and the cohort's measured
+    wall time where a finished member of it is in the work directory or in ``record``
+    (the sweep's committed results)."""
+    k, n = part
+    members = sweeps.expand(base_config, sweep, workdir)
+    groups = sweeps.cohorts(members, base_config.max_cohort_members)
+    lines, pending, measured = [], 0, 0.0
+    for number, cohort in enumerate(groups, 1):
+        done = all(_finished(m) for m in cohort)
+        selected = not (number - k) % n and any(only in m.name for m in cohort)
+        steps = cohort[0].config.train.num_steps
+        found = [read_json(path)["wall_time_s"] for m in cohort
+                 for path in (m.workdir / "summary.json",
+                              *([record / "members" / m.name / "summary.json"] if record
+                                else []))
+                 if path.is_file() and "wall_time_s" in read_json(path)]
+        took = f", measured {max(found) / 60:.0f} min" if found else ""
+        if not done and selected:
+            pending += 1
+            measured += max(found) if found else 0.0
+        state = "finished" if done else "to train" if selected else "another part's/--only"
+        lines.append(f"cohort {number} (part {(number - 1) % n + 1}/{n}), {state}: "
+                     f"{len(cohort)} member(s) x {steps} steps{took}")
+        lines += [f"  {m.name}" for m in cohort]
+    head = (f"{len(members)} members in {len(groups)} cohort(s); this command "
+            f"(part {k}/{n}{f', --only={only}' if only else ''}) would train {pending}")
+    if measured:
+        head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
+    return "\n".join([head, *lines])
+
+
 def training_seconds(members, summaries, max_cohort_members: int) -> float:
     """Wall time of the training, summed over cohorts (each cohort's longest member):
     the same whether the sweep ran in one go or was resumed."""
