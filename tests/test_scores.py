@@ -89,7 +89,10 @@ def _numpy_scores(name, p, q, k, history):
                          + (k @ s["W_h"]["kernel"] + s["W_h"]["bias"])[:, None, :, :]
                          + covered[:, None, :, :])
         return (hidden @ s["v"]["kernel"])[..., 0]
-    raise AssertionError(name)
+    raise AssertionError(
+        f"score {name!r} is registered but has no NumPy reference: add one to "
+        f"_numpy_scores in tests/test_scores.py (its paper's equation, in plain NumPy), as "
+        f"for the scores above (the README's 'Adding a formulation')")
 
 
 def _numpy_attention(scores, values, mask):
