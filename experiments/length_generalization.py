@@ -91,9 +91,10 @@ SHAW_RULE = (
 # statistic on positions 21-40 pools every held-out source long enough to reach them
 # (lengths 21-200, most of its weight beyond twice the trained length), and its
 # "positions 1-20" baseline pools unseen lengths too. The rules' arithmetic on the first
-# seeds stays shown, but decides nothing (DECIDED_BY_FRESH_SEEDS); the fresh seeds of the replication (which trains ALiBi,
-# relative and sinusoidal) are to be decided by this one, written before they run (the
-# findings code that applies it to the replication lands before that sweep is run):
+# seeds stays shown, but decides nothing (DECIDED_BY_FRESH_SEEDS); the fresh seeds of
+# the replication (which trains ALiBi, relative and sinusoidal) are to be decided by this
+# one, written before they run (the findings code that applies it to the replication
+# lands before that sweep is run):
 # A second audit (as Shaw et al., issue 35) found that rule's statistic, token accuracy
 # over whole targets of sources 21-40, passed by a model right on its first 20 positions
 # and wrong on every later one (mean over L of 20/(L+1) = 0.66, above half of ~1), and
@@ -320,7 +321,8 @@ def _revised(f, results, key, title, paper, model, baseline, unclipped=None):
     by_task = {t: tests[i * len(against):(i + 1) * len(against)] for i, t in enumerate(TASKS)}
     parts = []
     for task in TASKS:
-        side = lambda statistic, m: cell(statistic(f, results, m, task, REVISED_SEEDS))  # noqa: E731
+        side = lambda statistic, m: cell(  # noqa: E731
+            statistic(f, results, m, task, REVISED_SEEDS))
         contrasts = "; ".join(f"{a} {cell(beyond[a, task])} ({test.words(corrected=True)})"
                               for a, test in zip(against, by_task[task]))
         parts.append(

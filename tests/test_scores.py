@@ -92,7 +92,7 @@ def _numpy_scores(name, p, q, k, history):
     raise AssertionError(
         f"score {name!r} is registered but has no NumPy reference: add one to "
         f"_numpy_scores in tests/test_scores.py (its paper's equation, in plain NumPy), as "
-        f"for the scores above (the README's 'Adding a formulation')")
+        f"for the scores above (docs/extending.md, 'Adding a formulation')")
 
 
 def _numpy_attention(scores, values, mask):

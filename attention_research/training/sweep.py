@@ -95,7 +95,7 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
                      f"{len(cohort)} member(s) x {steps} steps{took}")
         lines += [f"  {m.name}" for m in cohort]
     head = (f"{len(members)} members in {len(groups)} cohort(s); this command "
-            f"(part {k}/{n}{f', --only={only}' if only else ''}) would train {pending}")
+            f"(part {k}/{n}{f', --only={only}' if only else ''}) would train {pending} of them")
     if measured:
         head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
     return "\n".join([head, *lines])
