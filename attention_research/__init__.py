@@ -1,6 +1,6 @@
 """attention_research: classic attention formulations as small Flax modules.
 
-Layout (see README): ``attention`` holds the score functions and alignments and
+Layout (see docs/extending.md): ``attention`` holds the score functions and alignments and
 their registries, ``models`` the model families (RNN encoder-decoder, Transformer)
 and theirs, ``tasks`` the task protocol and the registered tasks (copy, reverse,
 translation), ``training`` the member-axis train state, steps, loop and sweeps;

@@ -4,7 +4,7 @@ Every experiment file that tests a paper's claim defines ``findings(results)``, 
 reads its record (``experiments/results/NAME/``, a Path) and returns ``Finding``s: the
 paper and its number, ours with its 95% interval, and a verdict its own code decides
 (reproduced / not reproduced / inconclusive; pending while nothing is recorded). A
-claim the README makes that no paper makes (e.g. "general fits slower than dot") is an
+claim the docs make that no paper makes (e.g. "general fits slower than dot") is an
 *observation*: a Finding with ``paper=None``, decided the same way by a named test, with
 the verdicts holds / does not hold / inconclusive / pending. This module collects both
 into one page, so no number on it is typed by hand:
@@ -396,7 +396,7 @@ def page(found) -> str:
                                  f.replicated or "—"] for _, f in observed])
         tally = ", ".join(f"{sum(f.verdict == v for _, f in observed)} {v}"
                           for v in OBSERVATION_VERDICTS)
-        text += ("\n## Observations\n\nClaims the README makes that no paper states, "
+        text += ("\n## Observations\n\nClaims the docs make that no paper states, "
                  "each decided from the committed results by the test it names, as the "
                  f"papers' claims above are. {tally}.\n\n" + table + "\n\n"
                  + "\n\n".join(_section(n, f) for n, f in observed) + "\n")

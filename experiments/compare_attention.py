@@ -80,13 +80,13 @@ def get_sweep(arg=None):
     return sweeps.product(FORMULATIONS + CONTROLS, tasks, sweeps.axis("config.seed", SEEDS))
 
 
-# --- findings (experiments/FINDINGS.md): what the README's "when it fails" columns claim
+# --- findings (experiments/FINDINGS.md): what the "when it fails" columns of docs/formulations.md claim
 # from this sweep, each decided by a named test on the committed record ---------------
 
 TASKS = ("copy", "reverse", "sort")
 SEEN, UNSEEN, EARLY = "seq_acc/len1-25", "seq_acc/len26-50", "seq_acc/len1-25@step500"
 MARGIN = 0.05  # "no worse than": the difference's 95% interval stays above −MARGIN
-NAMES = {  # the formulations the findings read, by the README's names
+NAMES = {  # the formulations the findings read, by the names of docs/formulations.md
     "additive": {SCORE: "additive"}, "dot": {SCORE: "dot"}, "general": {SCORE: "general"},
     "cosine": {SCORE: "cosine"}, "location": {SCORE: "location"}, "none": {SCORE: "none"},
     "scaled_dot": {SCORE: "scaled_dot"},
@@ -113,7 +113,7 @@ def _setting(name: str, task: str) -> str:
 
 
 def findings(results):
-    """Each claim of the README's formulation tables that rests on this sweep: papers'
+    """Each claim of the formulation tables (docs/formulations.md) that rests on this sweep: papers'
     claims (See et al. on coverage and copying, Martins & Astudillo and Peters et al. on
     sparse weights, Luong et al. on local-m, Raffel et al. on monotonic attention) and
     our own observations (``paper=None``)."""

@@ -100,7 +100,7 @@ def get_sweep(arg=None):
                           sweeps.axis("config.seed", SEEDS))
 
 
-# --- findings (experiments/FINDINGS.md): what the README's "Do the weights explain the
+# --- findings (experiments/FINDINGS.md): what docs/formulations.md's "Do the weights explain the
 # model?" paragraphs claim from this sweep, each decided by a named test ----------------
 
 TASKS = ("copy", "reverse", "sort")
@@ -133,7 +133,7 @@ NOT_REPLICATED = {"weights-faithful-where-solved":
 
 
 def findings(results):
-    """Two observations of the README's implicit-attention paragraphs (``paper=None``):
+    """Two observations of the implicit-attention paragraphs (docs/formulations.md) (``paper=None``):
     that the weights are faithful wherever a model solves a task with them (pending
     until all 198 members are recorded), and that ``none`` aligns implicitly (until its
     three tasks are)."""

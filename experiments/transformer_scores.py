@@ -33,7 +33,7 @@ def get_sweep(arg=None):
 
 
 def findings(results):
-    """The README's claims about the Transformer's scores on reverse, as observations
+    """The claims (docs/models.md) about the Transformer's scores on reverse, as observations
     (no paper states them): additive's larger area under the learning curve and its
     cost, and unscaled dot behind scaled_dot."""
     import json

@@ -1,6 +1,6 @@
 """The guide's links resolve (issue 38): every relative link in README.md, docs/*.md and
-experiments/FINDINGS.md names a file or folder of the checkout, and every link to a
-finding names an anchor FINDINGS.md has."""
+experiments/FINDINGS.md names a file or folder of the checkout, and every anchor names a
+heading or an <a id> of the page it points into."""
 
 import re
 from pathlib import Path
@@ -19,16 +19,40 @@ def _relative_links(page: Path):
             yield target
 
 
+def _anchors(page: Path) -> set:
+    """The anchors a Markdown page has: its explicit <a id>s and GitHub's heading slugs
+    (lowercased, punctuation dropped, spaces to hyphens)."""
+    text = page.read_text()
+    slugs = {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+             for heading in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+    return slugs | set(re.findall(r'<a id="([^"]+)"></a>', text))
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_resolves(page):
-    findings = (ROOT / "experiments" / "FINDINGS.md").read_text()
-    anchors = set(re.findall(r'<a id="([^"]+)"></a>', findings))
     broken = []
     for target in _relative_links(page):
         path, _, anchor = target.partition("#")
-        resolved = (page.parent / path).resolve()
+        resolved = (page.parent / path).resolve() if path else page
         if not resolved.exists():
             broken.append(target)
-        elif resolved.name == "FINDINGS.md" and anchor and anchor not in anchors:
+        elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
             broken.append(target)
     assert not broken, f"{page.relative_to(ROOT)}: links that resolve to nothing: {broken}"
+
+
+def test_the_formulations_page_names_everything_registered():
+    """docs/formulations.md names (as `code`) every registered score, alignment,
+    normaliser and position scheme: a formulation added without its row fails here."""
+    from attention_research import attention, models
+    from attention_research.attention.normalizers import NORMALIZERS
+    from attention_research.attention.registry import ALIGNMENTS, SCORES
+    attention.registry  # noqa: B018 — importing the package registers every formulation
+    text = (ROOT / "docs" / "formulations.md").read_text() + (
+        ROOT / "docs" / "models.md").read_text()
+    named = set(re.findall(r"`([A-Za-z_0-9]+)`", text))
+    missing = {kind: sorted(set(names) - named) for kind, names in (
+        ("score", SCORES), ("alignment", ALIGNMENTS), ("normaliser", NORMALIZERS),
+        ("position scheme", models.POSITIONS))}
+    assert not any(missing.values()), (
+        f"docs/formulations.md (or docs/models.md for positions) does not name: {missing}")
