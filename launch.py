@@ -109,7 +109,8 @@ def default_workdir(config_spec: str) -> str:
 
 def load_sweep(config_spec: str):
     """get_sweep() of the config file (given the config argument if it takes one), or
-    None for a single run."""
+    None for a single run; with ``tiny`` in the argument, its smoke-run members only
+    (``sweeps.smoke``: the first seed of a few settings)."""
     path, _, argument = config_spec.partition(":")
     spec = importlib.util.spec_from_file_location("_launched_config", path)
     module = importlib.util.module_from_spec(spec)
@@ -117,7 +118,10 @@ def load_sweep(config_spec: str):
     if not hasattr(module, "get_sweep"):
         return None
     takes_argument = bool(inspect.signature(module.get_sweep).parameters)
-    return module.get_sweep(argument or None) if takes_argument else module.get_sweep()
+    sweep = module.get_sweep(argument or None) if takes_argument else module.get_sweep()
+    from attention_research.sweeps import smoke
+    from configs.base import TINY
+    return smoke(sweep) if TINY in argument.split(",") else sweep
 
 
 def record_destination(config_spec: str, name: str | None = None) -> Path:

@@ -89,6 +89,23 @@ def member_name(overrides: dict) -> str:
     return re.sub(r"[^A-Za-z0-9.=_-]+", "-", "_".join(parts)) or "base"
 
 
+SMOKE_MEMBERS = 4  # a sweep's :tiny trains at most this many members
+
+
+def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS) -> list[dict]:
+    """The members a sweep's ``:tiny`` smoke run trains (issue 38: a tiny sweep that kept
+    all its members ran for an hour): the first seed of each of its first ``limit``
+    settings, or, for a sweep of one setting, its first ``limit`` members; a member's own
+    step count gives way to the tiny config's (multi30k_recipe's wide arm sets 6000)."""
+    first = {}
+    for overrides in sweep:
+        setting = member_name({k: v for k, v in overrides.items() if k != "config.seed"})
+        first.setdefault(setting, overrides)
+    chosen = list(first.values()) if len(first) > 1 else sweep
+    return [{k: v for k, v in overrides.items() if k != "config.train.num_steps"}
+            for overrides in chosen[:limit]]
+
+
 def _distinct_names(sweep: list[dict]) -> list[str]:
     """``member_name`` of each member; where two different settings would share a name
     (characters a folder name cannot hold, e.g. 'a b' and 'a-b'), each of them gets a

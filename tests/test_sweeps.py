@@ -241,8 +241,14 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         members = sweeps.expand(module.get_config(), module.get_sweep(), tmp_path / name)
         assert (len(members), len(sweeps.cohorts(members))) == (num_members, num_cohorts), name
         # Every experiment takes the tiny argument (a sweep through launch.py runs in
-        # test_configs); its tiny members validate too.
-        assert sweeps.expand(module.get_config("tiny"), module.get_sweep(), tmp_path / "t" / name)
+        # test_configs); its tiny members validate too, and are a smoke run's handful
+        # (issue 38: at most SMOKE_MEMBERS, one seed a setting, at tiny sizes).
+        tiny = sweeps.expand(module.get_config("tiny"), sweeps.smoke(module.get_sweep()),
+                             tmp_path / "t" / name)
+        settings = {m.name.rsplit("_seed-", 1)[0] for m in tiny}
+        assert 1 <= len(tiny) <= sweeps.SMOKE_MEMBERS, name
+        assert len(settings) in (1, len(tiny)), name  # one seed a setting
+        assert all(m.config.train.num_steps <= 20 for m in tiny), name
     # A sweep file may take an argument: explicit_vs_implicit's translation sweep.
     module = importlib.import_module("experiments.explicit_vs_implicit")
     for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3))):
