@@ -155,6 +155,7 @@ def explain_flag_error(error: Exception, argv) -> str:
             if re.search(pattern, reason):
                 value = flag[1].partition("=")[2] if flag else ""
                 reason = f"the field holds {expected}, not {value!r}"
+                break
         return f"{flag[1] + ': ' if flag else ''}{reason}"
     if isinstance(error, (KeyError, AttributeError)):  # a mistyped override key
         text = text.strip("'\"").replace("\\n", " ").replace("\\'", "'")

@@ -119,10 +119,10 @@ def token_accuracy_beyond(stats: dict, lengths: np.ndarray, position: int,
     over the whole target would still be high. ``eos=False`` leaves out each target's
     last real token (its EOS), which a model can place from content alone (an audit as
     Shaw et al., issue 35: EOS is about 13% of the positions beyond 20 on sources 21-40)."""
-    correct = np.asarray(stats["correct_at"], bool)[:, position:]
-    real = np.asarray(stats["real_at"], bool)[:, position:]
+    whole = np.asarray(stats["real_at"], bool)
+    correct, real = np.asarray(stats["correct_at"], bool)[:, position:], whole[:, position:]
     if not eos:
-        last = np.asarray(stats["real_at"], bool).sum(1) - 1 - position  # each row's EOS
+        last = whole.sum(1) - 1 - position  # each row's EOS column, after ``position``
         drop = np.arange(real.shape[1])[None, :] == last[:, None]
         real, correct = real & ~drop, correct & ~drop
     correct, real = correct.sum(1), real.sum(1)

@@ -80,8 +80,9 @@ def get_sweep(arg=None):
     return sweeps.product(FORMULATIONS + CONTROLS, tasks, sweeps.axis("config.seed", SEEDS))
 
 
-# --- findings (experiments/FINDINGS.md): what the "when it fails" columns of docs/formulations.md claim
-# from this sweep, each decided by a named test on the committed record ---------------
+# --- findings (experiments/FINDINGS.md): what the "when it fails" columns of
+# docs/formulations.md claim from this sweep, each decided by a named test on the
+# committed record ----------------------------------------------------------------------
 
 TASKS = ("copy", "reverse", "sort")
 SEEN, UNSEEN, EARLY = "seq_acc/len1-25", "seq_acc/len26-50", "seq_acc/len1-25@step500"
@@ -183,6 +184,12 @@ _CLAIMS = {  # key: (title, paper; None: our observation)
 REPLICATED = tuple(_CLAIMS)  # every finding here: `:replicate` trains what they read
 
 
+def _within_margin(difference) -> bool:
+    """Whether a difference's 95% interval lies inside ±MARGIN: the 'no different'
+    outcome of the rules that have one (coverage, local_p on sort)."""
+    return difference is not None and -MARGIN < difference.low and difference.high < MARGIN
+
+
 def _finding(f, key, ours, verdict, why, plot=None):
     title, paper = _CLAIMS[key]
     return f.Finding(key, title, paper, ours, verdict, why, plot)
@@ -217,8 +224,7 @@ def _coverage(f, get):
         f"{len(SEEDS)} below 0.5; {c.words(corrected=True)}; "
         f"Mann-Whitney p = {ranks[t]:.2g}); additive {get.cell('additive', t)}"
         for t, c in zip(TASKS, tests)) + " (seq acc 1–25 at step 1500)"
-    same = all(c.difference is not None and -0.05 < c.difference.low
-               and c.difference.high < 0.05 for c in tests)
+    same = all(_within_margin(c.difference) for c in tests)
     verdict = ("reproduced" if any(c.below for c in tests) and not any(c.above for c in tests)
                else "not reproduced" if any(c.above for c in tests) or same
                else "inconclusive")
@@ -352,8 +358,8 @@ def _local_p_sort(f, get):
             f"additive {get.cell('additive', 'sort')} ({test[1]}); on copy and reverse "
             f"{get.cell('local_p', 'copy')} and {get.cell('local_p', 'reverse')}")
     from attention_research import stats
-    d = stats.difference_interval(get("local_p", "sort"), get("additive", "sort"))
-    equal = d is not None and -MARGIN < d.low and d.high < MARGIN
+    equal = _within_margin(stats.difference_interval(get("local_p", "sort"),
+                                                     get("additive", "sort")))
     verdict = "holds" if test[0] else "does not hold" if equal else "inconclusive"
     return _finding(f, "local-p-fails-sort", ours, verdict,
                     "local_p below global additive on sort by Welch's t: holds; the 95% "

@@ -320,14 +320,14 @@ def _revised(f, results, key, title, paper, model, baseline, unclipped=None):
                              for a in against], stats.ACCURACY)
     by_task = {t: tests[i * len(against):(i + 1) * len(against)] for i, t in enumerate(TASKS)}
     parts = []
-    for task in TASKS:
+    for index, task in enumerate(TASKS):
         side = lambda statistic, m: cell(  # noqa: E731
             statistic(f, results, m, task, REVISED_SEEDS))
         contrasts = "; ".join(f"{a} {cell(beyond[a, task])} ({test.words(corrected=True)})"
                               for a, test in zip(against, by_task[task]))
         parts.append(
             f"{task}: unseen positions of sources 21-40 {cell(beyond['model', task])} against "
-            f"seen lengths 1-20 {cell(seen[task])} ({kept[TASKS.index(task)]}); against "
+            f"seen lengths 1-20 {cell(seen[task])} ({kept[index]}); against "
             f"{contrasts}. Beside: without EOS "
             f"{cell(_beyond(f, results, model, task, REVISED_SEEDS, eos=False))} (sinusoidal "
             f"{cell(_beyond(f, results, baseline, task, REVISED_SEEDS, eos=False))}); whole "
@@ -510,16 +510,15 @@ def _shaw(f, rows, results):
                else "not reproduced" if "lost" in kept else "inconclusive")
     # The audit as Shaw et al.: the registered statistic sits near chance on reverse, and
     # it calls learned absolute positions, whose rows past 41 never train, 'kept'.
-    learned = _decoder_only("learned")
+    learned = {t: _near(f, results, _decoder_only("learned"), t) for t in TASKS}
     audit = ("Beside the rule, its teacher-forced token accuracy by source length: "
              + "; ".join(_audit_note(f, results, relative, t) for t in TASKS)
              + ". The registered statistic applied to learned absolute positions (whose "
              "table rows past 41 never receive a gradient): "
-             + "; ".join(f"{t} 1-20 {cell(_near(f, results, learned, t)[0])}, 21-40 "
-                         f"{cell(_near(f, results, learned, t)[1])} "
-                         f"({_keeps(*_near(f, results, learned, t))})" for t in TASKS)
-             + ". In this layout (source BOS target) target position t reads source "
-             "position t at a distance of L on copy and 2t-1 on reverse: beyond k = 16 "
+             + "; ".join(f"{t} 1-20 {cell(learned[t][0])}, 21-40 {cell(learned[t][1])} "
+                         f"({_keeps(*learned[t])})" for t in TASKS)
+             + ". In this layout (source BOS target) target position t reads its source "
+             "symbol at a distance of L on copy and 2t-1 on reverse: beyond k = 16 "
              "already on the seen lengths, which the model solves (1-20 above), so the "
              "tasks need alignment beyond the clip but are not unsolvable by construction")
     return f.Finding(key, title, paper, "decoder-only Transformer, relative representations "

@@ -76,9 +76,8 @@ def findings(results):
             "does not hold" if stats.finite(auc["additive"]).mean()
             <= stats.finite(auc["scaled_dot"]).mean() else "inconclusive",
             "additive's area above scaled_dot's by Welch's t (Holm over this experiment's 2 "
-            "tests) "
-            "and its cohort more than twice as long: holds; its mean area not above: does "
-            "not hold; else inconclusive", plot),
+            "tests) and its cohort more than twice as long: holds; its mean area not above: "
+            "does not hold; else inconclusive", plot),
         f.Finding(
             *keys[1], None,
             f"seq acc 1-25 at step 1500: dot {cell(final['dot'])} against scaled_dot "

@@ -76,16 +76,18 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
     k, n = part
     members = sweeps.expand(base_config, sweep, workdir)
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
+
+    def wall_time(path: Path) -> float | None:
+        return read_json(path).get("wall_time_s") if path.is_file() else None
+
     lines, pending, measured = [], 0, 0.0
     for number, cohort in enumerate(groups, 1):
         done = all(_finished(m) for m in cohort)
-        selected = not (number - k) % n and any(only in m.name for m in cohort)
+        selected = _trains(number, cohort, part, only)
         steps = cohort[0].config.train.num_steps
-        found = [read_json(path)["wall_time_s"] for m in cohort
-                 for path in (m.workdir / "summary.json",
-                              *([record / "members" / m.name / "summary.json"] if record
-                                else []))
-                 if path.is_file() and "wall_time_s" in read_json(path)]
+        paths = [m.workdir / "summary.json" for m in cohort] + (
+            [record / "members" / m.name / "summary.json" for m in cohort] if record else [])
+        found = [t for t in map(wall_time, paths) if t is not None]
         took = f", measured {max(found) / 60:.0f} min" if found else ""
         if not done and selected:
             pending += 1
@@ -99,6 +101,13 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
     if measured:
         head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
     return "\n".join([head, *lines])
+
+
+def _trains(number: int, cohort, part: tuple[int, int], only: str) -> bool:
+    """Whether cohort ``number`` (from 1) is this command's: its part's (``--part=K/N``
+    takes cohorts K, K+N, …) and holding a member ``--only`` names."""
+    k, n = part
+    return not (number - k) % n and any(only in m.name for m in cohort)
 
 
 def training_seconds(members, summaries, max_cohort_members: int) -> float:
@@ -195,7 +204,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                 if progress:
                     print(f"cohort {number}/{len(groups)}: finished before, not retrained")
                 continue
-            if (number - k) % n or not any(only in m.name for m in cohort):
+            if not _trains(number, cohort, part, only):
                 continue  # another part's cohort, or one --only leaves out
             if progress:
                 print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
