@@ -120,6 +120,40 @@ def _draw_map(fig, ax, values, source_names, row_names, row_label: str):
     ax.set_ylabel(row_label)
 
 
+def trim_example(example):
+    """An example's real source tokens, its output up to EOS, and their [T, S] weights."""
+    source = [t for t in example["source"] if t != PAD]
+    output = list(example["output"])
+    if EOS in output:
+        output = output[:output.index(EOS) + 1]
+    output = [t for t in output if t != PAD]
+    return source, output, np.asarray(example["weights"][:len(output), :len(source)])
+
+
+def heatmap_pixels(example, size: int = 256) -> np.ndarray:
+    """An example's weights (``attention_heatmaps``' dicts) as [H, W, 3] uint8 pixels,
+    target steps down and source positions across, each cell a square of at least
+    ``size`` / its longest side pixels: TensorBoard's picture of one evaluation, drawn
+    without a figure (about a millisecond), so that every evaluation can have one."""
+    _, _, weights = trim_example(example)
+    cell = max(1, size // max(weights.shape, default=1))
+    colours = plt.get_cmap("viridis").with_extremes(bad="white")
+    pixels = colours(np.ma.masked_where(weights == 0, np.clip(weights, 0.0, 1.0)), bytes=True)
+    return np.kron(pixels[..., :3], np.ones((cell, cell, 1), np.uint8))
+
+
+def samples_markdown(rows: list[dict]) -> str:
+    """Sample outputs as a Markdown table (TensorBoard's Text tab renders it): one row
+    per dict, its keys as the columns."""
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    cell = lambda value: str(value).replace("|", "\\|").replace("\n", " ")
+    return "\n".join(["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+                       *("| " + " | ".join(cell(r[c]) for c in columns) + " |"
+                         for r in rows)]) + "\n"
+
+
 def attention_heatmaps(path, examples, title: str, labels=None):
     """Heat maps of held-out examples: source on x, decoded target on y, a colour bar
     each; weights that are exactly 0 are white, and their share is in the title.
@@ -133,12 +167,7 @@ def attention_heatmaps(path, examples, title: str, labels=None):
     rows = -(-len(examples) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6 * rows), squeeze=False)
     for ax, example in zip(axes.flat, examples):
-        source = [t for t in example["source"] if t != PAD]
-        output = list(example["output"])
-        if EOS in output:
-            output = output[:output.index(EOS) + 1]
-        output = [t for t in output if t != PAD]
-        weights = np.asarray(example["weights"][:len(output), :len(source)])
+        source, output, weights = trim_example(example)
         # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
         # white, to tell them from merely small ones, and counted in the title.
         zeros = weights == 0

@@ -53,6 +53,11 @@ class Member:
     name: str
     config: object  # ml_collections.ConfigDict
     workdir: Path
+    overrides: dict = None  # what the sweep set: its settings (TensorBoard's hparams)
+
+    def settings(self) -> dict:
+        """The overrides by their short field names ('score': 'dot'), seed included."""
+        return {_short(field): value for field, value in (self.overrides or {}).items()}
 
 
 def _set(config, field: str, value):
@@ -136,7 +141,8 @@ def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
         if name in names:
             raise ConfigError(f"two sweep members have the same overrides: {overrides}")
         names.add(name)
-        members.append(Member(index, name, config, Path(workdir) / "members" / name))
+        members.append(Member(index, name, config, Path(workdir) / "members" / name,
+                              overrides))
     return members
 
 

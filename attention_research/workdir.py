@@ -5,8 +5,14 @@
     config_history.json  the fields changed on resume with --resume_with, each with
                     the step it took effect from (absent while none was)
     metrics.jsonl   one JSON object per logged step and member
-    tensorboard/    TensorBoard event files (tensorboardX): a view of metrics.jsonl,
-                    rebuilt from it when a run resumes, so the two always agree
+    events.out.tfevents.*  TensorBoard's event files (tensorboardX), in the run's own
+                    folder so that ``tensorboard --logdir runs`` names the run by its
+                    folder: a replay of metrics.jsonl, evaluations/, config.json,
+                    hparams.json and the finished run's plots/, rebuilt from them when a
+                    run resumes, so they always agree
+    evaluations/    step_NNNNNNN/ per evaluation: heat maps (PNG) and sample outputs
+                    (Markdown), shown in TensorBoard's Images and Text tabs
+    hparams.json    a sweep member's settings (its overrides), TensorBoard's hparams
     lock            locked (``lock.py``) while a process writes here: its pid and host
     checkpoints/    orbax checkpoints (a sweep keeps them per cohort instead)
     plots/          learning curves, and the task's figures: heat maps, accuracy or
@@ -33,6 +39,7 @@ import functools
 import json
 import math
 import os
+import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -87,6 +94,15 @@ ADDED_FIELDS = {
     "analysis.target_steps": 1,
     "analysis.rollout_residual": 0.5,
 }
+
+
+EVALUATIONS = "evaluations"  # each evaluation's pictures, step_NNNNNNN/ (TensorBoard's)
+
+
+def _read_png(path: Path) -> np.ndarray:
+    """[H, W, 3] floats in [0, 1] (an alpha channel dropped), as TensorBoard takes them."""
+    import matplotlib.image
+    return matplotlib.image.imread(path)[..., :3]
 
 
 class ConfigMismatchError(RunError):
@@ -433,6 +449,9 @@ class WorkDir:
             kept_text = "".join(json.dumps(r) + "\n" for r in kept)
             if kept_text != text:
                 write_atomically(self.metrics_path, kept_text)
+        for folder in (self.path / EVALUATIONS).glob("step_*"):
+            if not step or int(folder.name.removeprefix("step_")) > step:
+                shutil.rmtree(folder)  # to be evaluated again, like the metrics
         self.close()
         self._open_tensorboard()
         return kept
@@ -476,7 +495,7 @@ class WorkDir:
             for file_writer in getattr(writer, "all_writers", {}).values():
                 file_writer.event_writer._closed = True  # its atexit cleanup: a no-op
             _quiet_tensorboard_threads()  # its writer thread fails on the same file
-            files = sorted((self.path / "tensorboard").glob("events.out.tfevents.*"))
+            files = sorted(self.path.glob("events.out.tfevents.*"))
             raise WorkDirError(
                 f"cannot write TensorBoard's event file {files[-1] if files else self.path}: "
                 f"{explain(error)}. metrics.jsonl holds every value logged; TensorBoard "
@@ -484,19 +503,81 @@ class WorkDir:
 
     def _open_tensorboard(self):
         """The TensorBoard writer; the first time in a process, the event files are
-        rebuilt from metrics.jsonl, so TensorBoard holds exactly what it holds: a
-        killed process's unflushed or extra events cannot leave gaps or duplicates."""
+        rebuilt from the files they show (``_replay``), so TensorBoard holds exactly
+        what they hold: a killed process's unflushed or extra events cannot leave gaps
+        or duplicates."""
         if self._tensorboard is None:
             from tensorboardX import SummaryWriter  # imported late: it is slow to import
-            directory = self.path / "tensorboard"
-            for old in directory.glob("events.out.tfevents.*"):
+            # Event files in tensorboard/ (before issue 38) would show the run twice.
+            for old in [*self.path.glob("events.out.tfevents.*"),
+                        *(self.path / "tensorboard").glob("events.out.tfevents.*")]:
                 old.unlink()
-            self._tensorboard = SummaryWriter(str(directory))
+            with contextlib.suppress(OSError):
+                (self.path / "tensorboard").rmdir()
+            self._tensorboard = SummaryWriter(str(self.path))
             with self._tensorboard_errors():
-                for record in self.read_metrics():
-                    self._add_scalars(self._tensorboard, record)
+                self._replay(self._tensorboard)
                 self._tensorboard.flush()
         return self._tensorboard
+
+    def _replay(self, writer):
+        """Everything TensorBoard shows, from the files that hold it: the config (text),
+        the metrics, each evaluation's pictures and, once the run has its summary, its
+        plots and, for a sweep member, its settings as hparams."""
+        if (self.path / "config.json").is_file():
+            writer.add_text("config", "```\n" + (self.path / "config.json").read_text()
+                            + "```", 0)
+        for record in self.read_metrics():
+            self._add_scalars(writer, record)
+        for folder in sorted((self.path / EVALUATIONS).glob("step_*")):
+            self._add_pictures(writer, folder, int(folder.name.removeprefix("step_")))
+        if (self.path / "summary.json").is_file():
+            summary = read_json(self.path / "summary.json")
+            if summary.get("status") == "finished":
+                for plot in sorted((self.path / "plots").glob("*.png")):
+                    writer.add_image(f"plots/{plot.stem}", _read_png(plot),
+                                     int(summary["steps"]), dataformats="HWC")
+            if (self.path / "hparams.json").is_file():
+                self._add_hparams(writer, read_json(self.path / "hparams.json"), summary)
+
+    @staticmethod
+    def _add_pictures(writer, folder: Path, step: int):
+        for image in sorted(folder.glob("*.png")):
+            writer.add_image(f"evaluation/{image.stem}", _read_png(image), step,
+                             dataformats="HWC")
+        for text in sorted(folder.glob("*.md")):
+            writer.add_text(f"evaluation/{text.stem}", text.read_text(), step)
+
+    @staticmethod
+    def _add_hparams(writer, settings: dict, summary: dict):
+        """The member's settings beside its final metrics, so that a sweep's members
+        compare in TensorBoard's HParams table (it reads each metric's last scalar)."""
+        from tensorboardX.summary import hparams
+        values = {k: v if isinstance(v, (bool, int, float, str)) else json.dumps(v)
+                  for k, v in settings.items()}
+        final = {k: 0.0 for m in summary.get("members", [])
+                 for k, v in m.get("final", {}).items()
+                 if isinstance(v, (int, float)) and k.startswith("eval/")}
+        for part in hparams(values, final):
+            writer.file_writer.add_summary(part)
+
+    def log_pictures(self, step: int, images: dict, texts: dict):
+        """Save one evaluation's pictures under evaluations/step_NNNNNNN/ (``images``:
+        name -> [H, W, 3] uint8 pixels; ``texts``: name -> Markdown) and show them in
+        TensorBoard. The writer is opened first: its replay must not show them twice."""
+        if not self.is_writer or not (images or texts):
+            return
+        writer = self._open_tensorboard()
+        folder = self.path / EVALUATIONS / f"step_{int(step):07d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        import matplotlib.image  # late: slow to import, and only a writer needs it
+        for name, pixels in images.items():
+            matplotlib.image.imsave(folder / f"{name}.png", pixels)
+        for name, text in texts.items():
+            write_atomically(folder / f"{name}.md", text)
+        with self._tensorboard_errors():
+            self._add_pictures(writer, folder, step)
+            writer.flush()
 
     @staticmethod
     def _add_scalars(writer, record):
@@ -509,6 +590,9 @@ class WorkDir:
             return
         text = json.dumps(_json_safe(summary), indent=2, allow_nan=False)
         write_atomically(self.path / "summary.json", text + "\n")
+        if self._tensorboard is not None:  # rebuilt: now with the plots and hparams
+            self.close()
+            self._open_tensorboard()
 
     def stop_writing(self):
         """This process writes nothing more here (a member that failed keeps its

@@ -56,23 +56,33 @@ def tiny_translation_config(data_dir, score="additive"):
     return config
 
 
-def tensorboard_scalars(workdir) -> list[tuple[int, str, float]]:
-    """Every scalar in a work directory's TensorBoard event files, as (step, tag, value),
-    read from the TFRecord framing with tensorboardX's Event proto (no TensorFlow)."""
+def tensorboard_events(workdir) -> list[tuple[int, str, str, object]]:
+    """Every value in a work directory's TensorBoard event files, as (step, tag, kind,
+    value): kind 'simple_value' (a scalar), 'image', 'tensor' (text) or 'metadata'
+    (hparams, whose summaries hold metadata alone), read
+    from the TFRecord framing with tensorboardX's Event proto (no TensorFlow)."""
     import struct
     from pathlib import Path
 
     from tensorboardX.proto import event_pb2
-    points = []
-    for path in sorted(Path(workdir, "tensorboard").glob("events.out.tfevents.*")):
+    events = []
+    for path in sorted(Path(workdir).glob("events.out.tfevents.*")):
         data, offset = path.read_bytes(), 0
         while offset < len(data):
             (length,) = struct.unpack_from("<Q", data, offset)
             event = event_pb2.Event.FromString(data[offset + 12:offset + 12 + length])
             offset += 12 + length + 4  # length, its crc, the record, its crc
-            points += [(event.step, value.tag, value.simple_value)
-                       for value in event.summary.value]
-    return points
+            for value in event.summary.value:
+                kind = value.WhichOneof("value")  # None: metadata alone (hparams)
+                events.append((event.step, value.tag, kind or "metadata",
+                               getattr(value, kind) if kind else value.metadata))
+    return events
+
+
+def tensorboard_scalars(workdir) -> list[tuple[int, str, float]]:
+    """Every scalar in a work directory's TensorBoard event files, as (step, tag, value)."""
+    return [(step, tag, value) for step, tag, kind, value in tensorboard_events(workdir)
+            if kind == "simple_value"]
 
 
 def metrics_scalars(workdir) -> list[tuple[int, str, float]]:

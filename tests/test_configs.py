@@ -207,3 +207,21 @@ def test_record_refuses_a_single_run(tmp_path):
     result = _launch("--config=configs/additive.py:tiny", "--record", f"--workdir={tmp_path / 'x'}")
     assert result.returncode != 0 and "--record are for sweeps" in result.stderr
     assert not (tmp_path / "x").exists()
+
+
+# Issue 38: any single config's :tiny is a smoke run of under 15 s on a 2-core CPU
+# (measured in docs/configs.md). Its cost is set by these sizes, checked for every file.
+TINY_BOUNDS = {"train.num_steps": 20, "train.batch_size": 8, "model.embed_dim": 8,
+               "model.hidden_size": 8, "model.ff_dim": 16, "model.attention.dim": 8,
+               "model.num_layers": 4, "task.eval_max_length": 6,
+               "task.eval_examples_per_length": 2, "train.num_heatmaps": 2}
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "configs").glob("*.py")
+                                        if p.stem != "__init__"))
+def test_every_config_file_has_a_tiny_smoke_run(name):
+    config = _flat(importlib.import_module(f"configs.{name}").get_config("tiny"))
+    validate(importlib.import_module(f"configs.{name}").get_config("tiny"))
+    too_big = {k: config[k] for k, bound in TINY_BOUNDS.items() if config[k] > bound}
+    assert not too_big, f"configs/{name}.py:tiny is not a smoke run: {too_big}"
+    assert config["train.eval_every"] <= config["train.num_steps"]  # it evaluates once

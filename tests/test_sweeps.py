@@ -164,7 +164,16 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
     assert len(rows) == 5 and rows[0].startswith("member,setting,seed")
     for plot in ("seq_acc_by_length.png", "learning_curves.png", "token_acc_by_position.png"):
         assert (tmp_path / "plots" / plot).stat().st_size > 10_000
-
+    # Issue 38: each member's settings are TensorBoard's hparams, beside its final metrics.
+    from tests.conftest import tensorboard_events
+    member = tmp_path / "members" / "score-additive_seed-1"
+    assert json.loads((member / "hparams.json").read_text()) == {"score": "additive", "seed": 1}
+    hparams = {tag: value.SerializeToString() for _, tag, _, value
+               in tensorboard_events(member) if tag.startswith("_hparams_/")}
+    assert sorted(hparams) == ["_hparams_/experiment", "_hparams_/session_end_info",
+                               "_hparams_/session_start_info"]
+    assert b"eval/seq_acc/len1-4" in hparams["_hparams_/experiment"]  # a metric column
+    assert b"additive" in hparams["_hparams_/session_start_info"]  # its setting
 
 def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
     """With a curve grid, the table adds the seen-length accuracy at a third of the run

@@ -38,6 +38,26 @@ def _tensorboard_matches_metrics(workdir) -> bool:
     return sorted(board) == sorted(expected) and len(set(board)) == len(board)
 
 
+def _assert_tensorboard_pictures(workdir):
+    """Issue 38: TensorBoard shows the config, each evaluation's heat maps and samples
+    (saved under evaluations/), and the finished run's plots, each once, in the run's
+    own folder (no /tensorboard suffix on the run's name)."""
+    from tests.conftest import tensorboard_events
+    pictures = [(step, tag, kind) for step, tag, kind, _ in tensorboard_events(workdir)
+                if kind != "simple_value"]
+    assert len(set(pictures)) == len(pictures)  # nothing shown twice
+    assert (0, "config/text_summary", "tensor") in pictures
+    for step in (10, 20):  # the two evaluations
+        shown = sorted(p.name for p in (workdir / "evaluations" / f"step_{step:07d}").iterdir())
+        assert shown == ["attention_1_length_4.png", "attention_2_length_6.png", "samples.md"]
+        assert {(step, f"evaluation/{name}", "image") for name in
+                ("attention_1_length_4", "attention_2_length_6")} <= set(pictures)
+        assert (step, "evaluation/samples/text_summary", "tensor") in pictures
+    assert {(20, f"plots/{name}", "image") for name in
+            ("attention", "learning_curves", "seq_acc_by_length")} <= set(pictures)
+    assert not (workdir / "tensorboard").exists()
+
+
 def _records(workdir):
     return [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
 
@@ -61,6 +81,7 @@ def test_a_run_writes_every_output(finished_run):
     for key in ("eval/loss/len5-6", "eval/token_acc/len1-4", "eval/align_acc/len1-4"):
         assert 0 <= evals[-1][key] < 10
     assert _tensorboard_matches_metrics(workdir)
+    _assert_tensorboard_pictures(workdir)
     assert sorted(p.name for p in (workdir / "checkpoints").iterdir()) == ["10", "20"]
     for plot in ("attention.png", "learning_curves.png", "seq_acc_by_length.png"):
         assert (workdir / "plots" / plot).stat().st_size > 10_000
@@ -85,11 +106,13 @@ def test_resume_after_an_interruption_gives_the_same_metrics(finished_run, tmp_p
     assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
     # TensorBoard holds exactly what metrics.jsonl holds: step 15 once, nothing lost.
     assert _tensorboard_matches_metrics(tmp_path)
+    _assert_tensorboard_pictures(tmp_path)
     assert resumed["members"][0]["final"] == reference["members"][0]["final"]
     # Rerunning a finished run changes nothing and evaluates to the same numbers.
     again = train(tiny_config(), tmp_path, progress=False)
     assert again["members"][0]["final"] == reference["members"][0]["final"]
     assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
+    _assert_tensorboard_pictures(tmp_path)
 
 
 def test_sigterm_stops_at_the_next_log_and_the_resume_is_exact(finished_run, tmp_path):

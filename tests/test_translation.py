@@ -238,6 +238,12 @@ def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, 
     assert summary["members"][0]["bleu_by_length"] and summary["data"]["vocab_size"] == 100
     for name in ("attention.png", "learning_curves.png", "bleu_by_length.png"):
         assert (tmp_path / "run" / "plots" / name).is_file()
+    # Issue 38: every evaluation shows greedy samples and their heat maps in TensorBoard.
+    for folder in sorted((tmp_path / "run" / "evaluations").iterdir()):
+        samples = (folder / "samples.md").read_text()
+        assert samples.startswith("| source | reference | greedy translation |")
+        assert len(samples.splitlines()) == 2 + 4  # the header and 4 sentences
+        assert (folder / "attention_1.png").is_file()
     # Every test translation is written, one a line: sacrebleu on the files gives the BLEU.
     lines = {kind: (tmp_path / "run" / "translations" / f"test.{kind}.txt").read_text()
              .splitlines() for kind in ("source", "reference", "hypothesis")}

@@ -248,7 +248,7 @@ def test_a_tensorboard_file_that_cannot_grow_is_one_error_naming_it(tmp_path):
             [sys.executable, "-c", _FILLS_TENSORBOARD, str(tmp_path)])],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.stdout.startswith(f"cannot write TensorBoard's event file {tmp_path}/"
-                                  "tensorboard/events.out.tfevents."), done.stdout
+                                  "events.out.tfevents."), done.stdout
     assert "ulimit -f" in done.stdout and "metrics.jsonl holds every value" in done.stdout
     assert done.stderr.strip() == ""  # no traceback from tensorboardX's threads or exit
 

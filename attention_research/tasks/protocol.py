@@ -90,6 +90,11 @@ class Task(Protocol):
         ({'eval/<metric>/<split or range>': float}, logged at every evaluation) and
         whatever ``finish`` needs from it."""
 
+    def pictures(self, result: dict) -> tuple[dict, dict]:
+        """One member's evaluation (an item of ``evaluate``'s list) as TensorBoard shows
+        it at every evaluation: ({name: [H, W, 3] uint8 heat map}, {name: Markdown of
+        sample outputs}), saved under the run's evaluations/ (``WorkDir.log_pictures``)."""
+
     def progress_line(self, metrics: dict) -> str:
         """The few held-out metrics worth printing during training."""
 

@@ -343,6 +343,31 @@ class SymbolTask:
         return ", ".join(f"{k.removeprefix('eval/')}={v:.4f}" for k, v in metrics.items()
                          if "seq_acc" in k or ("align" in k and seen in k))
 
+    def pictures(self, result) -> tuple[dict, dict]:
+        """The heat-map examples' weights (none without explicit attention) and their
+        greedy outputs beside the targets."""
+        examples = self._heatmap_examples(result)
+        has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
+        trimmed = [plotting.trim_example(e) for e in examples]
+        images = ({f"attention_{j + 1}_length_{len(source)}": plotting.heatmap_pixels(e)
+                   for j, (e, (source, _, _)) in enumerate(zip(examples, trimmed))}
+                  if has_weights else {})
+        names = lambda tokens: " ".join(plotting.token_labels(
+            t for t in tokens if t not in (PAD, EOS)))
+        texts = {"samples": plotting.samples_markdown([
+            {"length": len(source), "source": names(source), "target": names(e["target"]),
+             "output": names(output), "correct": e["correct"]}
+            for e, (source, output, _) in zip(examples, trimmed)])}
+        return images, texts
+
+    def _heatmap_examples(self, result) -> list[dict]:
+        """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
+        return [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
+                 "output": result["examples"]["tokens"][j],
+                 "weights": result["examples"]["weights"][j],
+                 "correct": bool(result["exact"][i])}
+                for j, i in enumerate(self.heatmap_indices)]
+
     def finish(self, params, results, runs, step: int) -> list[Final]:
         """Heat maps and accuracy by length; when the seen range first reached 0.99."""
         seen = self.ranges[0][0]
@@ -387,12 +412,7 @@ class SymbolTask:
         plots, config = run.workdir.plots_dir, run.config
         has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
         if self.heatmap_indices and has_weights:  # none and fused attention record none
-            examples = [{"source": self.eval_set.source[i],
-                         "output": result["examples"]["tokens"][j],
-                         "weights": result["examples"]["weights"][j],
-                         "correct": bool(result["exact"][i])}
-                        for j, i in enumerate(self.heatmap_indices)]
-            plotting.attention_heatmaps(plots / "attention.png", examples,
+            plotting.attention_heatmaps(plots / "attention.png", self._heatmap_examples(result),
                                         f"{run.title} — {self.name}, step {step}")
         plotting.accuracy_by_length(plots / "seq_acc_by_length.png",
                                     {f"seed {config.seed}": result["by_length"]},

@@ -270,6 +270,8 @@ class Cohort:
             for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
                 if self.healthy(member):
                     workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
+                    if workdir.is_writer:  # heat maps and samples for TensorBoard
+                        workdir.log_pictures(step, *self.task.pictures(result))
         return results
 
     def run_curve_eval(self, step, state):

@@ -18,6 +18,7 @@ sweep again without a part, which retrains nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -29,7 +30,7 @@ from attention_research.errors import ConfigError
 from attention_research.tasks import get_task
 from attention_research.training import preemption
 from attention_research.training.loop import train_cohort
-from attention_research.workdir import ConfigMismatchError, WorkDir, read_json
+from attention_research.workdir import ConfigMismatchError, WorkDir, read_json, write_atomically
 
 
 def cohort_checkpoints(workdir: Path, cohort: list[sweeps.Member],
@@ -209,6 +210,11 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             if progress:
                 print(f"cohort {number}/{len(groups)}: {len(cohort)} member(s): "
                       + ", ".join(m.name for m in cohort))
+            if jax.process_index() == 0:  # its settings, as TensorBoard's hparams
+                for member in cohort:
+                    member.workdir.mkdir(parents=True, exist_ok=True)
+                    write_atomically(member.workdir / "hparams.json", json.dumps(
+                        member.settings(), indent=2, default=repr) + "\n")
             results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
                                    cohort_checkpoints(workdir, cohort, resume_with),
                                    start_time=time.time(), progress=progress, hooks=hooks,

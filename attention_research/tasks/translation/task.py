@@ -228,7 +228,10 @@ class Translation:
 
         def evaluate(params) -> list[dict]:
             means = self._validation_means(teacher_forced, params)
-            hypotheses, _ = self.translate(params, "validation", beam=False)
+            split = self.splits["validation"]
+            shown = self._sample_indices(split)[:4]  # TensorBoard's samples (``pictures``)
+            hypotheses, drawn = self.translate(params, "validation", beam=False,
+                                               indices=shown)
             references = self.references["validation"]
             results = []
             for member in range(len(self.seeds)):
@@ -236,7 +239,12 @@ class Translation:
                 results.append({"metrics": {
                     **{f"eval/{name}/validation": float(value[member])
                        for name, value in means.items()},
-                    **{f"eval/{name}/validation": value for name, value in scores.items()}}})
+                    **{f"eval/{name}/validation": value for name, value in scores.items()}},
+                    "samples": [{"source": split.source_texts[i], "reference": references[i],
+                                 "greedy translation": hypotheses[member][i]} for i in shown],
+                    "drawn": [{"source": source, "output": tokens[member],
+                               "weights": weights[member], "correct": None}
+                              for source, tokens, weights in drawn.values()]})
             return results
         return evaluate
 
@@ -279,6 +287,13 @@ class Translation:
             tokens = tokens[:tokens.index(EOS)]
         text = self.processor.decode([t for t in tokens if t != PAD])
         return subwords.restore([text], self.restoring)[0]
+
+    def pictures(self, result) -> tuple[dict, dict]:
+        """Greedy translations of a few validation sentences and their heat maps (none
+        without explicit attention, which records no weights)."""
+        images = {f"attention_{j + 1}": plotting.heatmap_pixels(example)
+                  for j, example in enumerate(result["drawn"]) if np.any(example["weights"])}
+        return images, {"samples": plotting.samples_markdown(result["samples"])}
 
     def progress_line(self, metrics_) -> str:
         return ", ".join(f"{k.removeprefix('eval/')}={v:.3f}" for k, v in metrics_.items())
