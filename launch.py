@@ -82,6 +82,10 @@ _RESUME_WITH = flags.DEFINE_string(
     "trained with: the run goes on from its last checkpoint under the new values, and "
     "config_history.json and summary.json record each change with its step. Without it a "
     "differing config is refused.")
+_REFINISH = flags.DEFINE_bool(
+    "refinish", False, "A single run that has already finished is not touched by a rerun "
+    "(it prints 'already finished'); with this flag its final parameters are evaluated "
+    "again and its plots and summary.json rewritten.")
 _VERBOSE = flags.DEFINE_bool("verbose", False, "On an error, show the full traceback, not "
                              "just the one-line explanation.")
 flags.mark_flag_as_required("config")
@@ -334,7 +338,8 @@ def _run(config, spec, workdir, sweep, part, resume_with):
         if failure:
             raise SystemExit(failure)  # exit status 1, as a failed single run
         return
-    summary = train(config, workdir, start_time=START_TIME, resume_with=resume_with)
+    summary = train(config, workdir, start_time=START_TIME, resume_with=resume_with,
+                    refinish=_REFINISH.value)
     for member in summary["members"]:
         wanted = ("seq_acc", "/bleu", "/chrf")
         final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"

@@ -137,6 +137,7 @@ def test_hard_attention_soft_fraction_one_gives_the_expected_context():
                                atol=1e-6)
 
 
+@pytest.mark.slow
 def test_reinforce_estimator_matches_the_exact_gradient_of_the_expected_reward():
     """E_s~α[(r(s) − b) ∇ log α(s)] = ∇ Σ_s α(s) r(s): the estimator through our sampling
     and surrogate, averaged over many samples, against the exact gradient."""
@@ -192,6 +193,7 @@ def test_hard_attention_records_log_alpha_only_on_the_steps_that_sampled():
     np.testing.assert_allclose(log_prob[~soft], expected[~soft], rtol=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", ["sequence", "batch"])
 def test_a_soft_choice_holds_for_every_step_of_the_recurrent_decoder(unit):
     """soft_unit='sequence' or 'batch' (Xu et al.'s code): the decoder scans its steps
@@ -346,6 +348,7 @@ def test_hard_attention_evaluates_at_the_argmax_even_when_the_weights_are_nearly
     np.testing.assert_allclose(context, values[np.arange(B)[:, None], chosen], rtol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reward", ["token", "sequence", "sequence_mean"])
 def test_the_reinforce_signal_is_unbiased_over_several_decoder_steps(reward):
     """Three target steps, each with its own reward per position: the training signal's

@@ -52,6 +52,7 @@ def test_rollout_to_source_composes_the_decoder_with_the_encoders_rollout():
         rollout.rollout_to_source(encoder, decoder_self[:1], cross)
 
 
+@pytest.mark.slow
 def test_rollout_of_a_one_layer_one_head_transformer_is_its_cross_attention():
     """The issue's test: through the one decoder layer to the encoder's outputs, the
     rollout is that layer's weights, the ones the model returns; per-head maps are the
@@ -115,6 +116,7 @@ def test_ablation_drops_are_the_loss_of_zeroing_one_source_token():
     np.testing.assert_allclose(drops, [[2.0 * x[0, 1, 0], 0.0, 0.0]])
 
 
+@pytest.mark.slow
 def test_the_implicit_map_at_drawn_steps_is_the_whole_map_at_those_steps():
     """What the metrics read with analysis.target_steps > 0: the whole map's rows at the
     drawn steps, from K backward passes instead of T."""
@@ -150,6 +152,7 @@ def test_bad_analysis_settings_are_refused_with_the_choices():
         validate(config)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("score, family", [("none", "rnn"), ("scaled_dot", "transformer")])
 def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side(
         tmp_path, score, family):
@@ -183,6 +186,7 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     assert (tmp_path / "plots" / "attention_heads.png").exists() == with_weights
 
 
+@pytest.mark.slow
 def test_the_sweep_report_tables_the_analysis_and_tests_explicit_against_random_drops():
     from attention_research import reports
     seen = "len1-4"

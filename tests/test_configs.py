@@ -72,6 +72,7 @@ def _launch(*args, cwd=ROOT):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_launch_refuses_an_unknown_attention_before_compiling(tmp_path):
     # A probe nobody would name a score (issue 38: 'bilinear' was a natural new name)
     result = _launch("--config=configs/additive.py",
@@ -91,6 +92,7 @@ def test_a_near_miss_gets_a_did_you_mean():
         choice("additve", ("dot", "additive"), "model.attention.score")
 
 
+@pytest.mark.slow
 def test_help_config_printing_and_a_dry_run_exit_before_anything_is_written(tmp_path):
     """--help exits 0 with the true default work directory and each config's arguments;
     --print_config prints the resolved config; --dry_run lists a sweep's cohorts; a
@@ -122,6 +124,7 @@ def test_default_workdir_names_the_config_and_its_argument():
     assert launch.default_workdir("configs/dot.py:task=copy,cell=gru") == "runs/dot_task-copy-cell-gru"
 
 
+@pytest.mark.slow
 def test_launch_runs_a_sweep_file_and_prints_the_comparison(tmp_path):
     result = _launch("--config=experiments/benchmark_sweep.py:members=3,tiny",
                      "--config.train.num_steps=10", f"--workdir={tmp_path}")
@@ -146,6 +149,7 @@ ALL_CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.py")
                      if p.stem not in ("__init__", "base"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_CONFIGS)
 def test_every_config_takes_task_translation(name):
     """configs/NAME.py:task=translation validates, and its model translates a batch."""

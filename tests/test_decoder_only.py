@@ -37,6 +37,7 @@ def setup(request):
     return request.param, model, params, batch
 
 
+@pytest.mark.slow
 def test_incremental_decoding_is_teacher_forcing(setup):
     """Greedy decoding with the key/value cache gives the logits and weights teacher
     forcing gives on the tokens it chose."""
@@ -91,6 +92,7 @@ def test_the_family_refuses_what_it_cannot_do():
         validate(config)
 
 
+@pytest.mark.slow
 def test_a_decoder_only_run_trains_and_reports_alignment(tmp_path):
     from attention_research.training.loop import train
     config = base.shrink(decoder_only.get_config("task=copy,positions=alibi"))

@@ -85,11 +85,13 @@ def _exhaustive_best(model, params, source, alpha, beta):
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha, beta", [(0.0, 0.0), (1.0, 0.0), (0.6, 2.0)])
 def test_a_wide_beam_finds_the_exhaustive_best(tiny_model, alpha, beta):
     _check_against_exhaustive_search(tiny_model, alpha, beta)
 
 
+@pytest.mark.slow
 def test_a_decoder_state_holding_past_attention_is_searched_exactly():
     """Location-aware attention reads α_{t−1} from the decoder state: beam search must
     carry each hypothesis' own, reordered with it."""
@@ -116,6 +118,7 @@ def test_beam_of_one_without_penalty_is_greedy(tiny_model):
     np.testing.assert_array_equal(np.asarray(beam), np.asarray(greedy))
 
 
+@pytest.mark.slow
 def test_a_finished_hypothesis_does_not_stop_the_others(tiny_model):
     """Rows decode independently: a row alone gives the same output as in the batch,
     even when other rows finish earlier or later."""

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here starts processes or many devices
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import json, sys

@@ -420,6 +420,7 @@ def test_luong_table4_verdicts_follow_the_paired_bootstrap(tmp_path, as_luong, e
     assert [verdicts[k] for k in LUONG_KEYS] == [expected] * 5
 
 
+@pytest.mark.slow
 def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
     lt = EXPERIMENTS["luong_table4"]
     _luong_record(tmp_path / "partial", {s: 0 for s in lt.PAPER}, seeds=(0, 1))
@@ -444,6 +445,7 @@ def test_luong_table4_decides_dot_over_location_from_those_two_alone(tmp_path):
     assert verdicts["luong-global-dot-vs-general"] == "pending"
 
 
+@pytest.mark.slow
 def test_luong_table4_verdicts_resample_the_seeds(tmp_path):
     """Global dot's seeds drop 0, 0 and 2 words, general's 1 each: the seed means differ
     and the sentences alone separate these models, but one dot seed is worse than every

@@ -5,6 +5,7 @@ import pytest
 from attention_research import findings
 
 
+@pytest.mark.slow
 def test_the_committed_findings_page_is_what_the_committed_results_give():
     page = findings.page(findings.collect())
     committed = (findings.ROOT / "experiments" / "FINDINGS.md").read_text()

@@ -36,6 +36,7 @@ def test_the_advice_for_a_non_finite_run_never_repeats_a_value_in_use(tiny, warm
     assert ("warmup_steps" in suggested) == (warmup < 500)  # 500 is already num_steps / 2
 
 
+@pytest.mark.slow
 def test_a_huge_learning_rate_stops_a_run_with_a_clear_error(tiny, tmp_path):
     config = tiny()
     config.train.learning_rate = HUGE
@@ -52,6 +53,7 @@ def test_a_huge_learning_rate_stops_a_run_with_a_clear_error(tiny, tmp_path):
     assert not metrics.exists() or "NaN" not in metrics.read_text()
 
 
+@pytest.mark.slow
 def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, tmp_path):
     """One cohort of two: member 0 fails at step 3, member 1 trains on to the end;
     every checkpoint the cohort saves holds member 0's last finite state."""
@@ -106,6 +108,7 @@ def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, t
     assert resumed[1]["members"][0]["final"] == healthy["members"][0]["final"]
 
 
+@pytest.mark.slow
 def test_save_refuses_a_non_finite_state_and_keeps_every_checkpoint(tmp_path):
     checkpoints = Checkpoints(tmp_path, max_to_keep=1)
     good = {"w": jnp.ones((1, 3))}
@@ -136,6 +139,7 @@ def test_divergence_is_warned_about_once_and_noise_is_not():
     assert len(warnings) == 1 and "rising" in warnings[0]
 
 
+@pytest.mark.slow
 def test_a_finite_divergence_is_a_warning_in_the_summary(tiny, tmp_path):
     config = tiny()
     config.train.learning_rate = 1e6  # finite, but the loss blows far past ln(vocabulary)
@@ -146,6 +150,7 @@ def test_a_finite_divergence_is_a_warning_in_the_summary(tiny, tmp_path):
     assert saved["warnings"] == summary["warnings"]
 
 
+@pytest.mark.slow
 def test_random_bytes_in_a_checkpoint_data_file_are_caught_by_its_checksum(tmp_path):
     """Bytes overwritten inside an array's data decode to other numbers without any
     error from orbax; the checksum recorded at save time refuses them, and the error

@@ -71,6 +71,7 @@ def test_unknown_methods_are_refused():
         implicit.attributions(_reads_one_position, x, real, "lrp")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["rnn", "transformer"])
 def test_a_models_implicit_maps_are_its_gradients_with_respect_to_source_embeddings(family):
     """The perturbation handle leaves the model as it is and gives the gradient of the

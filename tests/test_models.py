@@ -37,6 +37,7 @@ CASES = (list(itertools.product([s for s in SCORES if s not in HISTORY_SCORES], 
          + list(itertools.product(HISTORY_SCORES, ["lstm"], models.DECODER_STYLES)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("score, cell, style", CASES)
 def test_gradients_are_finite_and_reach_every_parameter(score, cell, style):
     model, batch = _model(score, cell, style), _batch()
@@ -90,6 +91,7 @@ def test_sown_weights_equal_the_returned_weights():
     ("additive", "luong", "global", False), ("additive", "bahdanau", "global", False),
     ("location_aware", "luong", "global", False), ("coverage", "bahdanau", "global", False),
     ("additive", "luong", "monotonic", False), ("dot", "bahdanau", "global", True)])
+@pytest.mark.slow
 def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, style, alignment,
                                                                        pointer):
     """Feeding the greedy output back with teacher forcing reproduces it step by step,
@@ -110,6 +112,7 @@ def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(score, st
         np.testing.assert_allclose(weights[row, :stop], forced_weights[row, :stop], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_monotonic_training_reaches_every_parameter_and_tests_hard():
     """In training (a 'sample' rng) the expected alignment is differentiable, r included;
     at test each step attends one position or none, never before the last one."""

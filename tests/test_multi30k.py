@@ -58,6 +58,7 @@ def fixture_copy(tmp_path, monkeypatch):
     return folder
 
 
+@pytest.mark.slow
 def test_the_builder_prepares_every_split_in_both_directions(fixture_copy, tmp_path):
     corpus = datasets.load("multi30k", data_dir=str(tmp_path / "tfds"),
                            data_path=str(fixture_copy),
@@ -129,6 +130,7 @@ def test_the_real_copy_is_the_pinned_commit():
                      "mscoco2017": 461, "test2018": 1071}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REAL_COPY.is_dir(), reason="no offline copy of Multi30k here")
 def test_every_real_test_reference_survives_the_models_output_space(tmp_path):
     """A test reference encoded into the default 2,000 pieces and decoded back (with the
@@ -147,6 +149,7 @@ def test_every_real_test_reference_survives_the_models_output_space(tmp_path):
     assert [r for r, d in zip(references, decoded) if r != d] == []
 
 
+@pytest.mark.slow
 def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_copy, tmp_path):
     """The default corpus end to end: ``task=translation,tiny`` with ``task.data_path``
     trains, and its final evaluation reports cased and lowercased BLEU and chrF of the

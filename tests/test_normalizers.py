@@ -67,6 +67,7 @@ def test_sparse_maps_give_exact_zeros_and_finite_gradients(name):
     assert np.asarray(gradient)[0, 4] == 0.0  # nothing reaches a masked score
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sparsemax", "entmax15"])
 def test_a_model_attends_sparsely_with_exact_zeros_on_padding(name):
     from attention_research import models

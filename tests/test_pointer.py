@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from attention_research import data, models
 from attention_research.models import pointer
@@ -56,6 +57,7 @@ def test_gradients_are_finite_where_nothing_is_copied():
     assert np.any(np.asarray(grads[1]) != 0)  # so does the attention, through copying
 
 
+@pytest.mark.slow
 def test_a_pointer_generator_decoder_copies_a_source_symbol_its_vocabulary_never_gives():
     """With the vocabulary's logit for a symbol at −1e9 (unreachable by generating) and
     p_gen driven to 0 by the gate's bias, the model's P puts all its mass on the source
@@ -79,6 +81,7 @@ def test_a_pointer_generator_decoder_copies_a_source_symbol_its_vocabulary_never
     np.testing.assert_allclose(copy_rate, 1.0, atol=1e-6)  # 1 − p_gen
 
 
+@pytest.mark.slow
 def test_the_copy_share_is_split_between_tokens_a_source_holds_and_the_others():
     """issue 35: 1 − p_gen over the target tokens some source position holds
     (copyable) and over the others but EOS (novel), with their counts; with EOS they

@@ -49,6 +49,7 @@ def _init(config, vocab=12):
     return model, model.init(jax.random.PRNGKey(0), source, inputs)["params"], source, inputs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["rnn", "transformer"])
 def test_tied_embeddings_are_one_array(family):
     """target: the output projection reads the target embedding's matrix; all: the
@@ -83,6 +84,7 @@ def test_tied_embeddings_are_one_array(family):
         bad.init(jax.random.PRNGKey(0), source, inputs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["rnn", "transformer"])
 def test_token_dropout_zeroes_whole_tokens_in_training_only(family):
     from tests.conftest import tiny_config
@@ -115,6 +117,7 @@ def _evaluations(workdir, metric):
     return {r["step"]: r[metric] for r in rows if metric in r}
 
 
+@pytest.mark.slow
 def test_the_best_checkpoint_is_the_one_evaluated(tmp_path):
     """best_metric: the final evaluation uses the parameters of the best logged
     evaluation, so its held-out metrics are exactly that evaluation's."""
@@ -134,6 +137,7 @@ def test_the_best_checkpoint_is_the_one_evaluated(tmp_path):
         assert member["final"]["eval/loss/len5-6"] != pytest.approx(losses[40], rel=1e-6)
 
 
+@pytest.mark.slow
 def test_early_stopping_stops_and_stays_stopped(tmp_path):
     """No improvement for `patience` evaluations: training stops there, and a rerun on
     the same directory resumes into the same stop."""
@@ -150,6 +154,7 @@ def test_early_stopping_stops_and_stays_stopped(tmp_path):
         summary["members"][0]["final"]
 
 
+@pytest.mark.slow
 def test_checkpoint_averaging_takes_the_mean_of_the_last_checkpoints(tmp_path):
     import jax.numpy as jnp
     from attention_research.checkpoints import Checkpoints
@@ -208,6 +213,7 @@ def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path)
     assert tuned(first) == tuned(baseline)
 
 
+@pytest.mark.slow
 def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
     """translation_recipe's finding compares the tuned default with the first on test
     BLEU through two experiments' additive members: luong_table4's is the tuned default

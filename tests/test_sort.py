@@ -2,6 +2,7 @@
 
 import jax
 import numpy as np
+import pytest
 
 from attention_research import data
 from attention_research.tasks import TASKS
@@ -48,6 +49,7 @@ def test_sort_is_a_task_choice_of_every_config():
     assert config.task.name == "sort" and config.task.num_symbols == 50
 
 
+@pytest.mark.slow
 def test_a_sort_run_scores_alignment_against_the_sorted_positions(tmp_path):
     from attention_research.training.loop import train
     config = base.get_config("task=sort,tiny")

@@ -43,6 +43,7 @@ def test_members_group_into_cohorts_by_structure(tmp_path):
     assert len({sweeps.cohort_id(g) for g in split}) == 4
 
 
+@pytest.mark.slow
 def test_a_cohort_keeps_its_checkpoints_when_a_config_field_is_added(tmp_path):
     """A field added with the value older runs had (workdir.ADDED_FIELDS), or a resource
     field, leaves a cohort's name as it was; a cohort begun under the older naming (a
@@ -101,6 +102,7 @@ def _curve(workdir):
     return [(r["step"], r.get("train/loss"), r.get("eval/loss/len1-4")) for r in records]
 
 
+@pytest.mark.slow
 def test_a_member_trained_in_a_cohort_equals_training_it_alone(tmp_path):
     """vmap over members changes nothing but the speed: same seed and learning rate,
     same losses to float tolerance, same accuracies."""
@@ -128,6 +130,7 @@ class Interrupted(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_path):
     base = tiny_config()
     sweep = sweeps.product(sweeps.axis("config.model.attention.score", ["dot", "additive"]),
@@ -199,6 +202,7 @@ def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
     assert "area under" not in table.split("separates")[1]  # no member has the metric
 
 
+@pytest.mark.slow
 def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(tmp_path):
     """Part 2 of 2 trains cohort 2; ``only`` then trains the one left by name."""
     base = tiny_config()
@@ -282,6 +286,7 @@ print("initialised", jax.tree.leaves(state.params)[0].shape[0])
 """
 
 
+@pytest.mark.slow
 def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
     """Regression: vmapping the orthogonal initialiser over 8 members made one batched
     LAPACK QR that deadlocked jaxlib on a 2-core CPU; a subprocess turns a hang into
@@ -296,6 +301,7 @@ def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
     assert "initialised 8" in done.stdout
 
 
+@pytest.mark.slow
 def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_path):
     """commands.txt gains the work directory's new lines: a work directory that extends
     the record, or one made afresh on another machine (it holds only its own launches),
@@ -320,6 +326,7 @@ def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_pat
     assert (results / "commands.txt").read_text() == "a\nb\nc\ne\nf\ng\n"
 
 
+@pytest.mark.slow
 def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp_path):
     """commands.txt holds the command line; record() copies the report and finished
     members, deleting nothing; members copied back into a work directory are not

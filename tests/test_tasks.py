@@ -80,6 +80,7 @@ def test_unknown_task_is_refused_with_the_registered_names():
         get_task("palindrome")
 
 
+@pytest.mark.slow
 def test_evaluation_in_chunks_equals_evaluation_in_one_call():
     """The held-out set scored in uneven chunks, each cut to its own longest example's
     widths, gives every metric, every length's accuracy and every heat-map example (on

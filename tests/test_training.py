@@ -71,6 +71,7 @@ def finished_run(tmp_path_factory):
     return workdir, summary
 
 
+@pytest.mark.slow
 def test_a_run_writes_every_output(finished_run):
     workdir, summary = finished_run
     assert json.loads((workdir / "config.json").read_text())["model"]["attention"]["score"] == "additive"
@@ -94,6 +95,7 @@ def test_a_run_writes_every_output(finished_run):
     assert saved["memory"]["host_peak_rss_mib"] > 0
 
 
+@pytest.mark.slow
 def test_resume_after_an_interruption_gives_the_same_metrics(finished_run, tmp_path):
     from tests.conftest import tiny_config
     reference_dir, reference = finished_run
@@ -108,13 +110,19 @@ def test_resume_after_an_interruption_gives_the_same_metrics(finished_run, tmp_p
     assert _tensorboard_matches_metrics(tmp_path)
     _assert_tensorboard_pictures(tmp_path)
     assert resumed["members"][0]["final"] == reference["members"][0]["final"]
-    # Rerunning a finished run changes nothing and evaluates to the same numbers.
-    again = train(tiny_config(), tmp_path, progress=False)
+    # Rerunning a finished run changes nothing (issue 38: it is "already finished"),
+    # and asked to (refinish) evaluates its final parameters to the same numbers.
+    written = (tmp_path / "summary.json").stat().st_mtime_ns
+    assert train(tiny_config(), tmp_path, progress=False) == json.loads(json.dumps(resumed))
+    assert (tmp_path / "summary.json").stat().st_mtime_ns == written
+    again = train(tiny_config(), tmp_path, progress=False, refinish=True)
+    assert (tmp_path / "summary.json").stat().st_mtime_ns != written
     assert again["members"][0]["final"] == reference["members"][0]["final"]
     assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
     _assert_tensorboard_pictures(tmp_path)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_at_the_next_log_and_the_resume_is_exact(finished_run, tmp_path):
     """SIGTERM during steps 11-15 stops at the log of step 15 with a checkpoint there;
     resuming ends as the uninterrupted run, with its checkpoints (the stop's own is
@@ -139,6 +147,7 @@ def test_sigterm_stops_at_the_next_log_and_the_resume_is_exact(finished_run, tmp
     assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["10", "20"]
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_different_config(finished_run, tmp_path):
     from tests.conftest import tiny_config
     workdir = tmp_path / "run"
@@ -150,6 +159,7 @@ def test_resume_refuses_a_different_config(finished_run, tmp_path):
     assert (workdir / "metrics.jsonl").read_text() == before
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_log_that_stops_before_every_checkpoint(finished_run, tmp_path):
     """A log cut short before the checkpoint it would resume from (another attempt began
     at step 0 and was killed at step 5) is not joined to that checkpoint's history."""
@@ -168,6 +178,7 @@ def test_resume_refuses_a_log_that_stops_before_every_checkpoint(finished_run, t
     assert (workdir / "metrics.jsonl").read_text() == cut
 
 
+@pytest.mark.slow
 def test_a_log_cut_short_resumes_from_the_checkpoint_it_reaches(finished_run, tmp_path):
     """Issue 37: a truncated metrics.jsonl of a finished run was called 'of another
     attempt'. The run now goes on from the newest checkpoint its log reaches (10, not
@@ -206,6 +217,7 @@ def _resumable_at_10(finished_run, tmp_path):
     return workdir
 
 
+@pytest.mark.slow
 def test_the_checkpoint_refuses_another_learning_rate_when_config_json_is_lost(
         finished_run, tmp_path):
     """Issue 37's repro: config.json deleted, then a resume with another rate. The
@@ -228,6 +240,7 @@ def test_the_checkpoint_refuses_another_learning_rate_when_config_json_is_lost(
 
 # A restore under another model's shapes fails as a corrupt one does: orbax's sibling
 # reads end after its event loop closed (see test_a_corrupt_checkpoint_is_reported_...).
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_run, tmp_path):
     from tests.conftest import tiny_config
@@ -247,6 +260,7 @@ def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_r
 
 # A restore under another model's shapes fails as a corrupt one does: orbax's sibling
 # reads end after its event loop closed (see test_a_corrupt_checkpoint_is_reported_...).
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_run, tmp_path):
     from attention_research.errors import RunError
@@ -283,6 +297,7 @@ def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_ru
 # When a restore fails, orbax raises on the first failed read while its sibling
 # reads finish after orbax's event loop has closed; Python reports those as
 # unraisable. That is orbax's noise on the failure path, not ours.
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
     from tests.conftest import tiny_config
@@ -356,6 +371,7 @@ def test_a_run_too_big_for_the_machine_is_refused_before_it_tries(tmp_path, fiel
     assert not list((tmp_path / "run").glob("checkpoints/[0-9]*"))  # nothing was trained
 
 
+@pytest.mark.slow
 def test_a_compiled_train_step_too_big_for_the_device_is_refused(monkeypatch):
     """The third check: XLA's memory analysis of the compiled step, before it runs. (The
     tiny config with train.batch_size=1e7 passes the config's estimates, and this check
@@ -371,6 +387,7 @@ def test_a_compiled_train_step_too_big_for_the_device_is_refused(monkeypatch):
         memory.check_compiled(compiled, 1)
 
 
+@pytest.mark.slow
 def test_a_small_model_learns_copy(tmp_path):
     from tests.conftest import tiny_config
     config = tiny_config()
@@ -400,6 +417,7 @@ def test_a_small_model_learns_copy(tmp_path):
 # (hard: REINFORCE; coverage: its loss), a training-only rng (monotonic: the noise) or
 # an evaluation metric (the pointer-generator's copy rate). The others differ only in
 # the model, which test_models, test_alignments and test_configs check.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["hard", "coverage", "monotonic", "pointer_generator"])
 def test_each_new_config_trains_and_decodes(name, tmp_path):
     import importlib
@@ -416,6 +434,7 @@ def test_each_new_config_trains_and_decodes(name, tmp_path):
     assert (tmp_path / "plots" / "attention.png").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weights, learns", [((0.0, 0.0), False), ((1.0, 1e-3), True)])
 def test_hard_attention_scores_learn_only_through_reinforce(weights, learns):
     """The sample is not differentiable: without the REINFORCE and entropy terms the
@@ -456,6 +475,7 @@ def test_mean_and_variance_over_samples_match_numpy():
     np.testing.assert_allclose(variance, table.var(0, ddof=1), rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_gradient_statistics_of_one_fixed_batch_have_no_noise():
     """Soft attention, no dropout, the same batch every draw: the mean gradient is the
     attention's gradient on that batch, computed directly, and the variance is 0."""
@@ -486,6 +506,7 @@ def test_gradient_statistics_of_one_fixed_batch_have_no_noise():
     assert float(got["grad_var"][0]) <= 1e-8 * float(direct) ** 2
 
 
+@pytest.mark.slow
 def test_a_curve_evaluation_logs_the_seen_lengths_between_whole_evaluations(tmp_path):
     """train.curve_eval_every: the seen lengths (1-4) alone every 5 steps, the whole
     held-out set (and the longer lengths) only at the evaluations every 10."""
@@ -501,6 +522,7 @@ def test_a_curve_evaluation_logs_the_seen_lengths_between_whole_evaluations(tmp_
                          for r in curve)
 
 
+@pytest.mark.slow
 def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
     """gradient_batches > 0: every evaluation logs the attention gradient's mean norm,
     variance and signal-to-noise ratio; REINFORCE's gradient is noisy (variance > 0)."""
@@ -521,6 +543,7 @@ def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
             assert record[f"eval/grad_norm{suffix}/attention"] > 0
 
 
+@pytest.mark.slow
 def test_the_alternative_estimator_is_measured_at_the_same_point():
     """train.gradient_alt_soft_fraction: the alternative model's statistics come from
     the same parameters, baseline and minibatches: with the run's own soft_fraction they
@@ -560,6 +583,7 @@ def test_the_alternative_estimator_is_measured_at_the_same_point():
 
 @pytest.mark.parametrize("score, alignment, heads", [
     ("coverage", "global", 1), ("coverage", "hard", 1), ("additive", "global", 2)])
+@pytest.mark.slow
 def test_the_coverage_loss_is_added_as_see_et_al_write_it(score, alignment, heads):
     """loss = NLL + λ · mean over real target tokens of Σ_s min(α_{t,s}, c_{t,s}),
     c_t = Σ_{t'<t} α_{t'} (See et al. 2017, Eq. 12-13), recomputed here from the

@@ -33,6 +33,7 @@ def _setup(score="scaled_dot", seed=0, **overrides):
     return model, params, batch
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("score", SCORES)
 def test_changing_a_future_target_token_changes_no_earlier_output(score):
     model, params, batch = _setup(score)
@@ -153,6 +154,7 @@ def test_relative_positions_learn_one_vector_per_clipped_offset():
         validate(config)
 
 
+@pytest.mark.slow
 def test_fused_dot_product_attention_agrees_with_the_plain_path():
     model, params, batch = _setup("scaled_dot")
     fused = _model("scaled_dot", fused_attention=True)

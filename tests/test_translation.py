@@ -67,6 +67,7 @@ class TinyTranslate(tfds.core.GeneratorBasedBuilder):
             yield f"{split}-{i}", {"fr": f"le chat {i} dort .", "en": f"the cat {i} sleeps ."}
 
 
+@pytest.mark.slow
 def test_any_tfds_translation_dataset_loads_by_name(tmp_path):
     corpus = datasets.load("tiny_translate", data_dir=str(tmp_path),
                            source_language="", target_language="")
@@ -226,6 +227,7 @@ def test_eval_batches_cover_a_split_once_in_few_shapes(corpus_and_tokens):
     assert len(shapes) <= 3
 
 
+@pytest.mark.slow
 def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, tmp_path):
     from attention_research.training.loop import train
     from tests.conftest import tiny_translation_config
@@ -263,6 +265,7 @@ def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, 
     assert strip(again) == strip(records)
 
 
+@pytest.mark.slow
 def test_the_small_data_recipe_trains_end_to_end(corpus_and_tokens, tmp_path):
     """Label smoothing, three-way tying, token dropout, subword sampling, token-based
     batches and the best checkpoint by validation BLEU, together in one tiny run: the
@@ -326,6 +329,7 @@ def test_the_hierarchical_bootstrap_counts_the_spread_between_seeds():
     assert width(both) > 2 * width(paired)
 
 
+@pytest.mark.slow
 def test_the_hierarchical_bootstrap_holds_its_level_with_three_seeds():
     """120 null comparisons, 3 seeds against 3 from one distribution of seed quality:
     the test rejects at most about its nominal 5% (3 of 120 here). The percentile test
@@ -392,6 +396,7 @@ def test_paired_bootstrap_and_the_significance_table(tmp_path):
     assert report.bootstrap_by_length(members, "test") is None
 
 
+@pytest.mark.slow
 def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, tmp_path):
     """No known alignment: τ between the weights and the implicit map and the ablation
     drops on the test split, no alignment accuracy; the maps side by side over subword

@@ -41,6 +41,7 @@ train(tiny_config(), sys.argv[1], hooks=[hook], progress=False)
 """
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_keeps_tensorboard_complete_and_the_lock_is_taken_over(
         tiny, tmp_path):
     workdir = tmp_path / "run"
@@ -77,6 +78,7 @@ def test_a_lock_is_exclusive_and_released(tmp_path):
         pass
 
 
+@pytest.mark.slow
 def test_a_lock_deleted_under_a_run_stops_it(tiny, tmp_path):
     """Issue 37: flock holds a deleted inode, so a second run could lock a new file and
     write beside the first. The run checks its lock at every train call."""
@@ -143,6 +145,7 @@ def test_a_summary_is_written_whole_or_not_at_all(tmp_path):
                                                                   "nested": [None, 1.0]}
 
 
+@pytest.mark.slow
 def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
     from attention_research.workdir import ConfigMismatchError
     config = tiny()
@@ -156,6 +159,7 @@ def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
     assert json.loads((tmp_path / "config.json").read_text())["train"]["learning_rate"] != 0.5
 
 
+@pytest.mark.slow
 def test_a_run_written_before_a_field_existed_resumes_with_its_old_behaviour(tiny, tmp_path):
     from attention_research.workdir import ConfigMismatchError
     config = tiny()
@@ -169,6 +173,7 @@ def test_a_run_written_before_a_field_existed_resumes_with_its_old_behaviour(tin
         WorkDir(tmp_path).check_or_write_config(config)
 
 
+@pytest.mark.slow
 def test_a_damaged_member_summary_is_named(tiny, tmp_path):
     sweep = sweeps.axis("config.seed", [0])
     run_sweep(tiny(), sweep, tmp_path, progress=False)
@@ -240,6 +245,7 @@ except WorkDirError as error:
 """
 
 
+@pytest.mark.slow
 def test_a_tensorboard_file_that_cannot_grow_is_one_error_naming_it(tmp_path):
     """Issue 37: EFBIG on the event file printed two tensorboardX tracebacks (its
     writer thread's and its exit hook's) and named no file."""
@@ -253,6 +259,7 @@ def test_a_tensorboard_file_that_cannot_grow_is_one_error_naming_it(tmp_path):
     assert done.stderr.strip() == ""  # no traceback from tensorboardX's threads or exit
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_at_the_next_log_with_a_checkpoint_and_one_line(tmp_path):
     """Issue 37: SIGTERM (how Slurm and Kubernetes preempt) exited 143 with no message
     and left an orbax tmp directory, and Ctrl-C sometimes ended in a segfault. Both now
@@ -293,6 +300,7 @@ def test_ctrl_c_stops_at_the_next_log_with_a_checkpoint_and_one_line(tmp_path):
     (["--config=configs/additive.py:tiny", "--workdir=README.md/run"],
      "part of the path is a file, not a directory"),
 ])
+@pytest.mark.slow
 def test_launch_explains_bad_input_in_one_line(args, words):
     # Without and with --verbose at once: each launch is mostly start-up on one core.
     runs = [subprocess.Popen([sys.executable, "launch.py", *a], cwd=ROOT, text=True,
@@ -306,6 +314,7 @@ def test_launch_explains_bad_input_in_one_line(args, words):
     assert "Traceback" in verbose_stderr
 
 
+@pytest.mark.slow
 def test_a_failed_save_stops_training_in_one_line(tmp_path):
     """A full disk, simulated by a file-size limit (writes past it fail with EFBIG)."""
     workdir = tmp_path / "run"

@@ -45,7 +45,7 @@ from attention_research.training.state import (
     create_train_state, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
 from attention_research.errors import RunError
-from attention_research.workdir import WorkDir, check_checkpoint_config, code_version
+from attention_research.workdir import WorkDir, check_checkpoint_config, code_version, read_json
 
 
 def describe(config) -> str:
@@ -360,7 +360,7 @@ class Cohort:
 
 def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
                  hooks: Sequence[Callable[[int], None]] = (), progress: bool = True,
-                 resume_with=frozenset()) -> list:
+                 resume_with=frozenset(), refinish: bool = False) -> list:
     """Train (or resume) the members of one cohort together; returns their summaries.
 
     ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
@@ -371,9 +371,18 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     ``status: failed``; the others train on. ``resume_with``: the training fields
     (``workdir.parse_resume_with``) that may differ from the checkpoint's config; each
     change is recorded, with its step, in config_history.json and summary.json.
+    A cohort whose every member has finished (``finished_summaries``) is not touched:
+    its saved summaries are returned, unless ``refinish`` asks for its final
+    evaluation, plots and summaries again.
     """
     for config in configs:
         validate(config)
+    finished = None if refinish else finished_summaries(configs, workdirs, resume_with)
+    if finished is not None:
+        if progress and jax.process_index() == 0:
+            print(f"already finished: {', '.join(str(Path(w) / 'summary.json') for w in workdirs)}"
+                  "; nothing was redone (--refinish evaluates its final parameters again)")
+        return finished
     memory.check_config(configs[0], len(configs))  # before the task builds its data
     lock = DirectoryLock(Path(checkpoint_dir).parent)
     if jax.process_index() == 0:
@@ -398,6 +407,27 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                 workdir.close()
     finally:
         lock.release()
+
+
+def finished_summaries(configs, workdirs, resume_with=frozenset()) -> list | None:
+    """Every member's saved summary when all of them finished their steps (or stopped
+    early) under this config and their logs reach that step; else None (a config that
+    differs is refused here, as a resume would refuse it)."""
+    summaries = []
+    for config, path in zip(configs, workdirs):
+        workdir = WorkDir(path)
+        summary_path = workdir.path / "summary.json"
+        if not summary_path.is_file():
+            return None
+        workdir.check_config(config, resume_with)
+        summary = read_json(summary_path)
+        done = summary.get("status") == "finished" and (
+            summary.get("steps") == config.train.num_steps or summary.get("stopped_early"))
+        if not done or max((r["step"] for r in workdir.read_metrics()), default=-1) \
+                != summary["steps"]:
+            return None  # a log cut short is mended by resuming (keep_checkpoints_...)
+        summaries.append(summary)
+    return summaries
 
 
 def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: frozenset):
