@@ -39,13 +39,15 @@ def series_styles(count: int) -> list[dict]:
             for i, colour in enumerate(colours)]
 
 
-def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
+def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False,
+         legend_beside=False, legend_every=1):
     """Grid and legend on ``axes``, the title, then write the figure and free it.
 
     ``shared_legend``: the axes plot the same series, so one legend for the figure,
     beside the axes. It is placed after ``tight_layout`` has sized the axes and
     ``bbox_inches="tight"`` widens the saved figure to take it in, so however many
-    series there are the axes keep their size."""
+    series there are the axes keep their size. ``legend_beside``: small multiples, a
+    legend beside every ``legend_every``-th axes (the last of each row)."""
     for ax in axes:
         ax.grid(alpha=0.3)
     if title:
@@ -57,6 +59,11 @@ def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False):
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, fontsize=legend_size, loc="upper left",
                    bbox_to_anchor=(1.0, 0.95), frameon=False)
+    elif legend_beside:  # small multiples: each row's legend beside its last axes
+        for ax in list(axes)[legend_every - 1::legend_every]:
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                          frameon=False)
     else:
         for ax in axes:
             if len(ax.get_legend_handles_labels()[0]) > 5:  # many series: beside the axes
@@ -113,11 +120,31 @@ def _draw_map(fig, ax, values, source_names, row_names, row_label: str):
     colours = plt.get_cmap("viridis").with_extremes(bad="white")
     image = ax.imshow(values, cmap=colours, vmin=0.0, vmax=1.0, aspect="auto")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    small = 6 if len(source_names) > 30 else 8
-    ax.set_xticks(range(len(source_names)), source_names, fontsize=small, rotation=90)
-    ax.set_yticks(range(len(row_names)), row_names, fontsize=small)
+    # 8 pt labels at any length: past 30 tokens only every k-th is named (the figure
+    # grows with the length too, ``_map_size``), never 5 pt ones at length 50.
+    for set_ticks, names in ((ax.set_xticks, source_names), (ax.set_yticks, row_names)):
+        every = -(-len(names) // 30)
+        shown = range(0, len(names), every)
+        set_ticks(shown, [names[i] for i in shown], fontsize=8,
+                  **({"rotation": 90} if set_ticks == ax.set_xticks else {}))
     ax.set_xlabel("source")
     ax.set_ylabel(row_label)
+
+
+def _map_size(examples) -> float:
+    """Inches a side of one heat map: 6 up to 30 source tokens, then growing with them."""
+    longest = max((len(trim_example(e)[0]) for e in examples), default=0)
+    return max(6.0, 0.12 * longest + 2.5)
+
+
+def _mark_reference(ax, reference, rows: int):
+    """Outline the true alignment (the source position each step should attend to,
+    -1 where none) on a map of ``rows`` target steps."""
+    steps = [t for t in range(min(rows, len(reference))) if reference[t] >= 0]
+    if steps:
+        ax.scatter([reference[t] for t in steps], steps, marker="s", s=40,
+                   facecolors="none", edgecolors="red", linewidths=1.0,
+                   label="true alignment")
 
 
 def trim_example(example):
@@ -160,12 +187,15 @@ def attention_heatmaps(path, examples, title: str, labels=None):
 
     ``examples``: dicts with 'source', 'output' (token arrays, padding included),
     'weights' [T, S] and 'correct' (bool, or None when there is no single right
-    answer). ``labels`` maps a token id to its text (e.g. a subword piece).
+    answer), and optionally 'reference' [T], the source position each step should
+    attend to (-1: none), outlined in red where the task knows it. ``labels`` maps a token id to its text (e.g. a subword piece).
     """
     names = _namer(labels)
     columns = min(2, len(examples))
     rows = -(-len(examples) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6 * rows), squeeze=False)
+    side = _map_size(examples)
+    fig, axes = plt.subplots(rows, columns, figsize=((side + 0.5) * columns, side * rows),
+                             squeeze=False)
     for ax, example in zip(axes.flat, examples):
         source, output, weights = trim_example(example)
         # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
@@ -175,7 +205,11 @@ def attention_heatmaps(path, examples, title: str, labels=None):
                   "output")
         verdict = {True: " (correct)", False: " (wrong)", None: ""}[example["correct"]]
         share = f", {zeros.mean():.0%} exact zeros (white)" if zeros.any() else ""
-        ax.set_title(f"length {len(source)}{verdict}{share}", fontsize=10)
+        marked = ""
+        if example.get("reference") is not None:
+            _mark_reference(ax, example["reference"], len(output))
+            marked = "; red squares: the true alignment"
+        ax.set_title(f"length {len(source)}{verdict}{share}{marked}", fontsize=10)
     for ax in list(axes.flat)[len(examples):]:
         ax.axis("off")
     save(fig, path, title)
@@ -272,6 +306,7 @@ def learning_curves(path, records, title: str, score: str = "seq_acc"):
                         label=label if len(members) == 1 else f"{label}, member {member}")
     loss_ax.set(xlabel="step", ylabel="loss (nats/token)", yscale="log",
                 title="training and held-out loss")
+    plain_log_ticks(loss_ax)
     if score == "seq_acc":
         acc_ax.set(xlabel="step", ylabel="greedy sequence accuracy", ylim=(-0.02, 1.02),
                    title="held-out sequence accuracy")
@@ -313,17 +348,63 @@ def accuracy_by_length(path, accuracies, train_max_length: int, title: str):
 
 def accuracy_by_length_spread(path, accuracies, train_max_length: int, title: str,
                               ylabel: str = "greedy sequence accuracy",
-                              xlabel: str = "source length"):
+                              xlabel: str = "source length", panels=None):
     """Mean accuracy per length with its 95% interval over seeds; ``accuracies``:
-    {label: [{length: acc} per seed]}."""
+    {label: [{length: acc} per seed]}. ``panels`` (``Panels``): small multiples, one
+    axes per group with the reference in grey, once there are more than
+    ``MAX_SERIES`` series."""
+    def draw(ax, labels, styles):
+        for label, style in zip(labels, styles):
+            runs = accuracies[label]
+            lengths = sorted(runs[0])
+            mean_band(ax, lengths, [[run[n] for n in lengths] for run in runs], style,
+                      _shown_label(panels, label), markersize=4)
+        ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
+        ax.set(ylabel=ylabel, ylim=(-0.02, 1.02))
+    if panels is not None and len(accuracies) > MAX_SERIES:
+        axes = panels.draw(list(accuracies), lambda ax, labels, styles: draw(ax, labels, styles))
+        axes[-1].set(xlabel=xlabel)
+        save(axes[0].figure, path, title, axes=axes, legend_beside=True)
+        return
     fig, ax = plt.subplots(figsize=(7, 4))
-    for style, (label, runs) in zip(series_styles(len(accuracies)), accuracies.items()):
-        lengths = sorted(runs[0])
-        mean_band(ax, lengths, [[run[n] for n in lengths] for run in runs], style, label,
-                   markersize=4)
-    ax.axvline(train_max_length + 0.5, color="gray", linestyle="--", label="longest trained")
-    ax.set(xlabel=xlabel, ylabel=ylabel, ylim=(-0.02, 1.02), title=title)
+    draw(ax, list(accuracies), series_styles(len(accuracies)))
+    ax.set(xlabel=xlabel, title=title)
     save(fig, path, axes=(ax,), shared_legend=len(accuracies) > 1)
+
+
+MAX_SERIES = 8  # more series than this in one axes cannot be followed: small multiples
+REFERENCE_STYLE = {"color": "0.55", "marker": ""}
+
+
+class Panels:
+    """Small multiples: ``groups`` ({panel title: [labels]}) each in its own axes, on
+    shared axes, the ``reference`` label in grey in every panel; ``names`` maps a label
+    to the name a legend shows (``reports.display_names``)."""
+
+    def __init__(self, groups: dict, reference: str, names: dict | None = None):
+        self.groups, self.reference, self.names = groups, reference, names or {}
+
+    def draw(self, labels, draw_panel, columns: int = 1, width: float = 7.0):
+        """A figure of one row per group (``columns`` axes a row, e.g. accuracy and
+        loss); ``draw_panel(ax, labels, styles)`` draws one axes. Returns the axes."""
+        groups = {t: [l for l in g if l in labels and l != self.reference]
+                  for t, g in self.groups.items()}
+        groups = {t: g for t, g in groups.items() if g}
+        fig, axes = plt.subplots(len(groups), columns, figsize=(width * columns,
+                                                               2.8 * len(groups)),
+                                 sharex="col", sharey="col", squeeze=False)
+        for row, (group_title, group) in zip(axes, groups.items()):
+            for ax in row:
+                shown = ([self.reference] if self.reference in labels else []) + group
+                styles = ([REFERENCE_STYLE] if self.reference in labels else []) \
+                    + series_styles(len(group))
+                draw_panel(ax, shown, styles)
+                ax.set_title(group_title, fontsize=10, loc="left")
+        return list(axes.flat)
+
+
+def _shown_label(panels, label: str) -> str:
+    return panels.names.get(label, label) if panels is not None else label
 
 
 def curve(records, key) -> dict:
@@ -332,19 +413,47 @@ def curve(records, key) -> dict:
     return dict(points)
 
 
-def learning_curves_spread(path, curves, seen_bucket: str, title: str):
+def learning_curves_spread(path, curves, seen_bucket: str, title: str, panels=None):
     """Held-out accuracy on seen lengths and training loss against the step, per setting:
     the mean over seeds with its 95% interval (the loss: geometric mean and the interval
-    of its log). ``curves``: {label: [records per seed]}."""
-    fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(11, 4))
-    for style, (label, runs) in zip(series_styles(len(curves)), curves.items()):
-        for ax, key in ((acc_ax, f"eval/seq_acc/{seen_bucket}"), (loss_ax, "train/loss")):
-            per_seed = [curve(records, key) for records in runs]
+    of its log). ``curves``: {label: [records per seed]}; ``panels`` as in
+    ``accuracy_by_length_spread`` (a row of both per group)."""
+    def draw(ax, labels, styles, key):
+        for label, style in zip(labels, styles):
+            per_seed = [curve(records, key) for records in curves[label]]
             steps = sorted(set.intersection(*(set(c) for c in per_seed)))
             if steps:
-                mean_band(ax, steps, [[c[s] for s in steps] for c in per_seed], style, label,
-                           log=ax is loss_ax, markersize=4)
-    acc_ax.set(xlabel="step", ylabel=f"greedy sequence accuracy ({seen_bucket})",
-               ylim=(-0.02, 1.02), title="held-out accuracy")
-    loss_ax.set(xlabel="step", ylabel="train loss (nats/token)", yscale="log", title="loss")
+                mean_band(ax, steps, [[c[s] for s in steps] for c in per_seed], style,
+                          _shown_label(panels, label), log=key == "train/loss", markersize=4)
+        if key == "train/loss":
+            ax.set(ylabel="train loss (nats/token)", yscale="log")
+            plain_log_ticks(ax)
+        else:
+            ax.set(ylabel=f"sequence accuracy ({seen_bucket})", ylim=(-0.02, 1.02))
+    accuracy, loss = f"eval/seq_acc/{seen_bucket}", "train/loss"
+    if panels is not None and len(curves) > MAX_SERIES:
+        column = iter(itertools.cycle((accuracy, loss)))
+        axes = panels.draw(list(curves), lambda ax, labels, styles: draw(
+            ax, labels, styles, next(column)), columns=2, width=5.5)
+        for ax in axes[-2:]:
+            ax.set(xlabel="step")
+        # One legend a row, beside its loss axes (the row's two axes share the series).
+        save(axes[0].figure, path, title, axes=axes, legend_beside=True, legend_every=2)
+        return
+    fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(11, 4))
+    draw(acc_ax, list(curves), series_styles(len(curves)), accuracy)
+    draw(loss_ax, list(curves), series_styles(len(curves)), loss)
+    acc_ax.set(xlabel="step", title="held-out accuracy")
+    loss_ax.set(xlabel="step", title="loss")
     save(fig, path, title, axes=(acc_ax, loss_ax), legend_size=7, shared_legend=True)
+
+
+def plain_log_ticks(ax):
+    """Tick labels on a log y axis as plain numbers ('0.02', '2'), not '2.2×10⁰'."""
+    from matplotlib.ticker import FuncFormatter
+
+    def minor(value, _):  # labelled only where the axis spans under a decade
+        low, high = ax.get_ylim()
+        return f"{value:g}" if 0 < low and high / low < 10 else ""
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 
 from attention_research import plotting, stats
@@ -142,9 +143,12 @@ def verdict(samples: dict, higher_is_better: bool = True, digits: int = 3,
                     f"p {_p(worst)})")
         return (f"**{result.winner}** (separated from every other setting; the closest, "
                 f"{closest.other}, by {gap}; largest Holm-corrected p {_p(worst)})")
-    ties = ", ".join(_tie(c, digits) for c in result.comparisons if not c.separated)
-    return (f"none: the best mean, {result.leader} ({mean:.{digits}f}), is not separated "
-            f"from {ties}" + _effect_note(rule))
+    failed = lambda setting: (f"; {k} of {len(samples[setting])} seeds failed"
+                              if (k := failed_seeds(samples[setting], rule)) else "")
+    ties = ", ".join(_tie(c, digits, failed(c.other)) for c in result.comparisons
+                     if not c.separated)
+    return (f"none: the best mean, {result.leader} ({mean:.{digits}f}"
+            f"{failed(result.leader)}), is not separated from {ties}" + _effect_note(rule))
 
 
 def _difference(comparison, digits: int) -> str:
@@ -157,17 +161,144 @@ def _difference(comparison, digits: int) -> str:
     return f"{comparison.difference:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
-def _tie(comparison, digits: int) -> str:
+def _tie(comparison, digits: int, failed: str = "") -> str:
+    """A setting the leader is not separated from, its lead and p; ``failed``: how many
+    of its seeds failed (non-finite or under the floor), which makes a tie of a spread."""
     if comparison.p_holm is None:
-        return f"{comparison.other} (under 2 seeds: no test)"
+        return f"{comparison.other} (under 2 seeds: no test{failed})"
     small = (comparison.p_holm < stats.LEVEL and 0 < comparison.difference
              < comparison.min_effect)
     return (f"{comparison.other} ({_difference(comparison, digits)}, p "
-            f"{_p(comparison.p_holm)}{', under the minimum effect' if small else ''})")
+            f"{_p(comparison.p_holm)}{', under the minimum effect' if small else ''}{failed})")
 
 
 def _effect_note(rule: stats.Rule) -> str:
     return "" if rule is stats.ANY else f" ({rule.words()})"
+
+
+# How a report shows a setting's parts (``display_name``): by value, or as a phrase.
+_DISPLAYED_VALUES = {
+    "family": {"transformer": "Transformer", "decoder_only": "decoder-only", "rnn": "RNN"},
+    "positions": {"rope": "RoPE", "alibi": "ALiBi", "nope": "NoPE"},
+}
+_BARE_VALUES = ("score", "alignment", "normalizer", "cell", "decoder_style", "task")
+
+
+def display_names(settings, config) -> dict[str, str]:
+    """Each setting's short name for a person: 'family-transformer_positions-rope' ->
+    'Transformer · RoPE', 'score-additive_alignment-local_m' -> 'additive · local_m',
+    'pointer_generator-True' -> 'pointer-generator' (its parts by
+    ``sweeps.setting_parts``; a name that does not parse is shown as it is). A part
+    every setting of its group holds (the settings that begin with the same part, two
+    or more) is left out: the Transformers of compare_attention all have scaled_dot, 4
+    heads and 2 layers, and read 'Transformer · RoPE'."""
+    from attention_research import sweeps  # late: sweeps imports the config checks
+    parts = {s: sweeps.setting_parts(s, config) for s in settings}
+    groups = {}
+    for found in parts.values():
+        if found:
+            groups.setdefault(found[0], []).append(set(found[1:]))
+    names = {}
+    for setting, found in parts.items():
+        group = groups.get(found[0], []) if found else []
+        shared = set.intersection(*group) if len(group) > 1 else set()
+        names[setting] = (" · ".join(_shown(*part) for part in
+                                     [found[0], *(p for p in found[1:] if p not in shared)])
+                          if found else setting)
+    return names
+
+
+def _shown(key: str, value: str) -> str:
+    """One (short field, value) part of a setting's name, as a person reads it."""
+    if key in _DISPLAYED_VALUES:
+        return _DISPLAYED_VALUES[key].get(value, value)
+    if key in _BARE_VALUES:
+        return value
+    words = key.replace("_", " ")
+    if value in ("True", "False"):
+        return words.replace(" ", "-") if value == "True" else f"no {words}"
+    if key in ("num_heads", "num_layers"):
+        return f"{value} {words.removeprefix('num ')}"
+    return f"{words} {value}"
+
+
+def setting_groups(settings, config) -> dict[str, list[str]]:
+    """The panels of a report's small multiples (``plotting.Panels``): settings that vary
+    the same thing together (scores alone; alignments; normalisers; a Transformer's
+    positions), by the field of each setting's second part; groups of one go to
+    'other'."""
+    from attention_research import sweeps
+    titles = {"alignment": "alignments", "normalizer": "normalisers"}
+    groups = {}
+    for setting in settings:
+        parts = sweeps.setting_parts(setting, config)
+        if not parts:
+            title = "other"
+        elif parts[0][0] == "family":
+            title = _shown(*parts[0])
+        elif len(parts) == 1:
+            title = "scores"
+        else:
+            title = titles.get(parts[1][0], parts[1][0].replace("_", " "))
+        groups.setdefault(title, []).append(setting)
+    merged = {}
+    for title, members in groups.items():
+        merged.setdefault(title if len(members) > 1 else "other", []).extend(members)
+    return merged
+
+
+def panels(settings, config) -> plotting.Panels:
+    """Small multiples of ``settings`` (labels without the task), the first the reference."""
+    return plotting.Panels(setting_groups(settings, config), settings[0],
+                           display_names(settings, config))
+
+
+def failed_seeds(values, rule: stats.Rule) -> int:
+    """Seeds that failed: non-finite (a failed member), or under the rule's floor."""
+    return sum(1 for v in values if v is None or not math.isfinite(v)
+               or (rule.floor is not None and v < rule.floor))
+
+
+def pivot_section(rows, key: str, name: str, config, rule: stats.Rule = stats.ACCURACY) -> str:
+    """Settings × tasks for one metric, each setting by its ``display_names``: the mean ±
+    95% t interval and, against the baseline (the sweep's first setting, so an
+    experiment file names its baseline by listing it first), the difference with its
+    95% Welch interval. '' for a sweep of one setting on one task."""
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    settings = list(dict.fromkeys(_without_task(r["setting"]) for r in rows))
+    if len(settings) * len(tasks) < 2:
+        return ""
+    values = lambda setting, task: [r.get(key) for r in rows if r["task"] == task
+                                    and _without_task(r["setting"]) == setting]
+    shown = display_names(settings, config)
+
+    def cell(setting, task):
+        found = values(setting, task)
+        if not found:
+            return ""
+        failed = failed_seeds(found, rule)
+        return interval_cell(found) + (f" ({failed} of {len(found)} failed)" if failed else "")
+    table = markdown_table(["setting", *tasks], [[shown[s], *(cell(s, t) for t in tasks)]
+                                                 for s in settings])
+    text = (f"\n\n## At a glance: {name}\n\nMean ± 95% t interval over seeds; a seed "
+            f"failed if it is non-finite or under the floor ({rule.floor:g}).\n\n{table}")
+    baseline, others = settings[0], settings[1:]
+    if not others:
+        return text
+
+    def difference(setting, task):
+        interval = stats.difference_interval(values(setting, task), values(baseline, task))
+        if interval is None:
+            return "" if not values(setting, task) else "— (under 2 seeds a side)"
+        return (f"{interval.mean:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]"
+                if interval.low is not None else f"{interval.mean:+.3f}")
+    against = markdown_table(["setting", *tasks], [[shown[s], *(difference(s, t) for t in tasks)]
+                                                   for s in others])
+    return (text + f"\n\nAgainst the baseline, **{shown[baseline]}** (the sweep's first "
+            "setting): the difference in means with its 95% Welch interval (positive: "
+            f"higher than the baseline). An interval that excludes 0 is one test at the 5% "
+            f"level, not corrected for the {len(others) * len(tasks)} made here; the "
+            f"separation table below corrects.\n\n{against}")
 
 
 def markdown_table(header, rows) -> str:
@@ -191,7 +322,9 @@ SEPARATION_NOTE = (
 
 
 def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
-             curve_eval_every: int = 0) -> str:
+             curve_eval_every: int = 0, config=None) -> str:
+    """The report's text; ``config`` (a member's) lets it name settings for a person
+    and pivot them against the tasks (``pivot_section``)."""
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     seen = ranges[0]
     at_start = f"attn_entropy/{seen}@step0"
@@ -242,8 +375,9 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
         of_task = [s for s in settings if any(r["setting"] == s and r["task"] == task
                                               for r in rows)]
         for key, name in dict.fromkeys(metrics):
-            samples = {_without_task(s): [r.get(key) for r in finished(rows)
-                                          if r["setting"] == s] for s in of_task}
+            # Failed members count as failed seeds (None), and are left out of the test.
+            samples = {_without_task(s): [r.get(key) for r in rows if r["setting"] == s]
+                       for s in of_task}
             verdicts.append([task, name, verdict(samples, rule=stats.ACCURACY)])
     explained = analysis_section(rows, settings, seen)
     grid = f" Held-out evaluation every {eval_every} steps" if eval_every else ""
@@ -259,7 +393,10 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
             "seed). Sequence accuracy: greedy exact match; alignment accuracy: attention "
             "argmax on the right source position; area under seq acc: the held-out "
             "accuracy curve's mean over training (trapezoids), a speed measure with no "
-            f"ceiling.{grid}\n\n"
+            f"ceiling.{grid}"
+            + (pivot_section(rows, f"seq_acc/{seen}", f"seq acc {seen[3:]}", config)
+               if config is not None else "")
+            + ("\n\n## Every setting\n\n" if config is not None else "\n\n")
             + markdown_table(header, table)
             + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE + "\n\n"
             + markdown_table(["task", "metric", "winner"], verdicts)
@@ -345,7 +482,8 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
     title = members[0].config.name
     write_atomically(workdir / "summary.md", f"# {title}\n\n"
                      + markdown(rows, ranges, elapsed_s, members[0].config.train.eval_every,
-                                members[0].config.train.get("curve_eval_every", 0)))
+                                members[0].config.train.get("curve_eval_every", 0),
+                                members[0].config))
     write_csv(workdir / "summary.csv", rows)
     plots = workdir / "plots"
     plots.mkdir(exist_ok=True)
@@ -369,20 +507,24 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
             curves.setdefault(label, []).append(member_records)
         if not by_setting:
             continue  # every member of this task failed
+        layout = panels(list(by_setting), members[0].config)
         plotting.accuracy_by_length_spread(
             plots / f"seq_acc_by_length{suffix}.png", by_setting,
             members[0].config.task.train_max_length,
-            f"{title} ({task}): accuracy by length")
+            f"{title} ({task}): accuracy by length", panels=layout)
         if tokens_by_setting and len(tokens_by_setting) == len(by_setting):
             plotting.accuracy_by_length_spread(
                 plots / f"token_acc_by_length{suffix}.png", tokens_by_setting,
                 members[0].config.task.train_max_length,
-                f"{title} ({task}): token accuracy by length", "teacher-forced token accuracy")
+                f"{title} ({task}): token accuracy by length", "teacher-forced token accuracy",
+                panels=layout)
         if positions_by_setting:  # the settings whose runs record it
             plotting.accuracy_by_length_spread(
                 plots / f"token_acc_by_position{suffix}.png", positions_by_setting,
                 members[0].config.task.train_max_length,
                 f"{title} ({task}): token accuracy by target position",
-                "teacher-forced token accuracy", "target position (all held-out lengths)")
+                "teacher-forced token accuracy", "target position (all held-out lengths)",
+                panels=layout)
         plotting.learning_curves_spread(plots / f"learning_curves{suffix}.png", curves,
-                                        ranges[0], f"{title} ({task}): learning curves")
+                                        ranges[0], f"{title} ({task}): learning curves",
+                                        panels=layout)

@@ -94,6 +94,31 @@ def member_name(overrides: dict) -> str:
     return re.sub(r"[^A-Za-z0-9.=_-]+", "-", "_".join(parts)) or "base"
 
 
+def setting_parts(name: str, config) -> list[tuple[str, str]]:
+    """A member or setting name split back into its (short field, value) parts, e.g.
+    'score-scaled_dot_num_heads-4' -> [('score', 'scaled_dot'), ('num_heads', '4')]:
+    a part begins where a short name of one of ``config``'s fields is followed by '-'
+    (both may hold '_', so the name alone is ambiguous). [] where none does."""
+    # A record's config.json may predate a field the name holds: ADDED_FIELDS too.
+    fields = {*_field_names(config), *ADDED_FIELDS}
+    keys = sorted({_short(field) for field in fields}, key=len, reverse=True)
+    starts = list(re.finditer(r"(?:^|_)(" + "|".join(map(re.escape, keys)) + r")-", name))
+    if not starts or starts[0].start() != 0:
+        return []
+    ends = [m.start() for m in starts[1:]] + [len(name)]
+    return [(m.group(1), name[m.end():end]) for m, end in zip(starts, ends)]
+
+
+def _field_names(config, prefix: str = "") -> list[str]:
+    names = []
+    for key, value in config.items():
+        if hasattr(value, "items"):
+            names += _field_names(value, f"{prefix}{key}.")
+        else:
+            names.append(f"{prefix}{key}")
+    return names
+
+
 SMOKE_MEMBERS = 4  # a sweep's :tiny trains at most this many members
 
 

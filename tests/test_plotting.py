@@ -76,3 +76,51 @@ def test_a_plot_that_fails_midway_leaves_the_old_one(tmp_path, monkeypatch):
         plotting.save(fig, path, "title", [ax])
     assert path.read_bytes() == b"the old plot"
     assert [p.name for p in tmp_path.iterdir()] == ["attention.png"]
+
+
+def test_many_series_become_small_multiples_with_the_reference_in_every_panel(
+        monkeypatch, tmp_path):
+    """Issue 38: 22 curves on one axes could not be followed. Past MAX_SERIES, one
+    panel per group, each with the reference in grey and its own legend."""
+    figures = _captured(monkeypatch)
+    labels = [f"setting {i}" for i in range(12)]
+    accuracies = {label: [{n: 1.0 - n / 60 for n in range(1, 51)}] * 2 for label in labels}
+    groups = {"first": labels[:6], "second": labels[6:]}
+    layout = plotting.Panels(groups, labels[0], {labels[0]: "the reference"})
+    plotting.accuracy_by_length_spread(tmp_path / "a.png", accuracies, 25, "t", panels=layout)
+    fig, _ = figures[-1]
+    axes = [ax for ax in fig.axes if ax.get_legend() is not None]
+    assert len(axes) == 2  # one panel per group, each with its legend
+    for ax in axes:
+        names = [text.get_text() for text in ax.get_legend().get_texts()]
+        assert names[0] == "the reference" and len(names) <= plotting.MAX_SERIES
+        assert matplotlib.colors.to_hex(ax.get_lines()[0].get_color()) == \
+            matplotlib.colors.to_hex(plotting.REFERENCE_STYLE["color"])
+    # A few series stay on one axes.
+    plotting.accuracy_by_length_spread(tmp_path / "b.png", dict(list(accuracies.items())[:3]),
+                                       25, "t", panels=layout)
+    assert len(figures[-1][0].axes) == 1
+
+
+def test_log_axes_read_plain_numbers():
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [0.002, 0.2, 2.2])
+    ax.set_yscale("log")
+    plotting.plain_log_ticks(ax)
+    fig.canvas.draw()
+    shown = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert "0.01" in shown and "1" in shown and not any("10^" in t or "×" in t for t in shown)
+    plt.close(fig)
+
+
+def test_heat_maps_outline_the_true_alignment(monkeypatch, tmp_path):
+    import numpy as np
+    figures = _captured(monkeypatch)
+    example = {"source": np.array([5, 6, 7, 0]), "output": np.array([7, 6, 5, 2]),
+               "weights": np.full((4, 4), 0.25), "correct": True,
+               "reference": np.array([2, 1, 0, -1])}
+    plotting.attention_heatmaps(tmp_path / "h.png", [example], "t")
+    ax = figures[-1][0].axes[0]
+    marks = ax.collections[0].get_offsets()
+    assert [tuple(m) for m in marks] == [(2, 0), (1, 1), (0, 2)]  # (source, step); EOS none

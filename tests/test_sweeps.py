@@ -389,3 +389,37 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert calls == [25, 30] and [s["steps"] for s in extended] == [30, 30]
     assert extended[0]["config_history"] == [
         {"step": 20, "field": "train.num_steps", "was": 20, "now": 30}]
+
+
+def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
+    """Issue 38: settings × tasks with names a person reads, the difference from the
+    sweep's first setting with its Welch interval, and failed seeds counted."""
+    from attention_research import reports, stats
+    from configs import transformer
+    config = transformer.get_config()
+    settings = ["family-transformer_score-scaled_dot_num_heads-4_positions-sinusoidal",
+                "family-transformer_score-scaled_dot_num_heads-4_positions-rope",
+                "score-additive_alignment-local_m", "score-additive",
+                "score-additive_pointer_generator-True", "score-coverage_coverage_loss-1.0",
+                "score-coverage_coverage_loss-0.0_coverage_loss_from-0.8"]
+    assert list(reports.display_names(settings, config).values()) == [
+        "Transformer · sinusoidal", "Transformer · RoPE", "additive · local_m", "additive",
+        "additive · pointer-generator", "coverage · coverage loss 1.0",
+        "coverage · coverage loss 0.0 · coverage loss from 0.8"]
+    values = {"score-additive": [0.90, 0.92, 0.94], "score-dot": [0.80, 0.82, None],
+              "score-cosine": [0.95, 0.01, 0.97]}
+    rows = [{"setting": f"{setting}_task-{task}", "task": task, "seq_acc/len1-4": value}
+            for task in ("copy", "reverse") for setting, seeds in values.items()
+            for value in seeds]
+    text = reports.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
+    assert "| setting | copy | reverse |" in text
+    cosine = stats.t_interval([0.95, 0.01, 0.97]).cell()
+    assert f"| cosine | {cosine} (1 of 3 failed) | {cosine} (1 of 3 failed) |" in text
+    assert "**additive** (the sweep's first setting)" in text
+    difference = stats.difference_interval([0.80, 0.82], [0.90, 0.92, 0.94])
+    assert (f"| dot | {difference.mean:+.3f} [{difference.low:+.3f}, {difference.high:+.3f}]"
+            in text)
+    # Beside a "not separated", how many of each setting's seeds failed.
+    samples = {s: v for s, v in values.items()}
+    assert "score-cosine (" in reports.verdict(samples, rule=stats.ACCURACY)
+    assert "1 of 3 seeds failed" in reports.verdict(samples, rule=stats.ACCURACY)

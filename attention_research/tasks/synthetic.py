@@ -362,10 +362,13 @@ class SymbolTask:
 
     def _heatmap_examples(self, result) -> list[dict]:
         """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
+        shown = jax.tree_util.tree_map(lambda x: x[np.asarray(self.heatmap_indices, int)],
+                                       self.eval_set)
+        reference = np.asarray(self.alignment_targets(shown))  # the true alignment
         return [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
                  "output": result["examples"]["tokens"][j],
                  "weights": result["examples"]["weights"][j],
-                 "correct": bool(result["exact"][i])}
+                 "correct": bool(result["exact"][i]), "reference": reference[j]}
                 for j, i in enumerate(self.heatmap_indices)]
 
     def finish(self, params, results, runs, step: int) -> list[Final]:
