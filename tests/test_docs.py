@@ -56,3 +56,12 @@ def test_the_formulations_page_names_everything_registered():
         ("position scheme", models.POSITIONS))}
     assert not any(missing.values()), (
         f"docs/formulations.md (or docs/models.md for positions) does not name: {missing}")
+
+
+def test_no_table_row_holds_more_than_a_row_of_prose():
+    """Issue 38: a cell of 2,088 characters was a section squeezed into a table; long
+    cells are sections now, and stay so."""
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        long = [number for number, line in enumerate(page.read_text().splitlines(), 1)
+                if line.startswith("|") and len(line) > 400]
+        assert not long, f"{page.name}: table rows over 400 characters at lines {long}"
