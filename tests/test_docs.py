@@ -9,7 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
-         ROOT / "experiments" / "FINDINGS.md"]
+         ROOT / "experiments" / "FINDINGS.md",
+         *sorted((ROOT / "experiments" / "results").glob("*/README.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
