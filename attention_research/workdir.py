@@ -542,7 +542,7 @@ class WorkDir:
 
     @staticmethod
     def _add_pictures(writer, folder: Path, step: int):
-        for image in sorted(folder.glob("*.png")):
+        for image in sorted(folder.glob("[!.]*.png")):  # not a kill's partial file
             writer.add_image(f"evaluation/{image.stem}", _read_png(image), step,
                              dataformats="HWC")
         for text in sorted(folder.glob("*.md")):
@@ -572,7 +572,11 @@ class WorkDir:
         folder.mkdir(parents=True, exist_ok=True)
         import matplotlib.image  # late: slow to import, and only a writer needs it
         for name, pixels in images.items():
-            matplotlib.image.imsave(folder / f"{name}.png", pixels)
+            # Written whole or not at all, as summary.json: a torn PNG would stop the
+            # replay of every later resume.
+            partial = folder / f".{name}.tmp-{os.getpid()}.png"
+            matplotlib.image.imsave(partial, pixels)
+            os.replace(partial, folder / f"{name}.png")
         for name, text in texts.items():
             write_atomically(folder / f"{name}.md", text)
         with self._tensorboard_errors():

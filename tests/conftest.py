@@ -45,9 +45,15 @@ def tiny():
     return tiny_config
 
 
+# The tests' small corpora hold few characters: 100 pieces, the models their fixtures
+# train (a real corpus's :tiny takes 128, Translation.shrink).
+TINY_TEST_VOCAB = 100
+
+
 def tiny_translation_config(data_dir, score="additive"):
     """A translation config over a small prepared ding_de_en (see test_translation_data)."""
     config = base.get_config("task=translation,tiny")
+    config.task.vocab_size = TINY_TEST_VOCAB
     config.name = f"tiny-translation-{score}"
     config.model.attention.score = score
     config.model.dropout = 0.0

@@ -159,7 +159,9 @@ def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_co
     from configs import base
     config = base.get_config("task=translation,tiny")
     assert config.task.dataset == "multi30k"
-    config.task.update(data_dir=str(tmp_path / "tfds"), data_path=str(fixture_copy))
+    from tests.conftest import TINY_TEST_VOCAB
+    config.task.update(data_dir=str(tmp_path / "tfds"), data_path=str(fixture_copy),
+                       vocab_size=TINY_TEST_VOCAB)
     summary = train(config, tmp_path / "run", progress=False)
     final = summary["members"][0]["final"]
     assert {"test/bleu", "test/bleu_lc", "test/chrf", "eval/bleu_lc/validation"} <= set(final)

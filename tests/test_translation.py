@@ -406,7 +406,9 @@ def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, t
     corpus, _, _ = corpus_and_tokens
     config = transformer.get_config("score=scaled_dot,task=translation,tiny")
     config.model.dropout = 0.0
-    config.task.update(data_dir=str(corpus.data_dir.parents[1]), dataset="ding_de_en")
+    from tests.conftest import TINY_TEST_VOCAB
+    config.task.update(data_dir=str(corpus.data_dir.parents[1]), dataset="ding_de_en",
+                       vocab_size=TINY_TEST_VOCAB)
     config.analysis.update(implicit="integrated_gradients", steps=2, batch_size=8,
                            target_steps=2)
     summary = train(config, tmp_path, progress=False)
