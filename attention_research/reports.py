@@ -17,7 +17,7 @@ import io
 import math
 from pathlib import Path
 
-from attention_research import plotting, stats
+from attention_research import names, plotting, stats
 from attention_research.workdir import WorkDir, write_atomically
 
 
@@ -188,24 +188,23 @@ def display_names(settings, config) -> dict[str, str]:
     """Each setting's short name for a person: 'family-transformer_positions-rope' ->
     'Transformer · RoPE', 'score-additive_alignment-local_m' -> 'additive · local_m',
     'pointer_generator-True' -> 'pointer-generator' (its parts by
-    ``sweeps.setting_parts``; a name that does not parse is shown as it is). A part
+    ``names.setting_parts``; a name that does not parse is shown as it is). A part
     every setting of its group holds (the settings that begin with the same part, two
     or more) is left out: the Transformers of compare_attention all have scaled_dot, 4
     heads and 2 layers, and read 'Transformer · RoPE'."""
-    from attention_research import sweeps  # late: sweeps imports the config checks
-    parts = {s: sweeps.setting_parts(s, config) for s in settings}
+    parts = {s: names.setting_parts(s, config) for s in settings}
     groups = {}
     for found in parts.values():
         if found:
             groups.setdefault(found[0], []).append(set(found[1:]))
-    names = {}
+    shown = {}
     for setting, found in parts.items():
         group = groups.get(found[0], []) if found else []
         shared = set.intersection(*group) if len(group) > 1 else set()
-        names[setting] = (" · ".join(_shown(*part) for part in
+        shown[setting] = (" · ".join(_shown(*part) for part in
                                      [found[0], *(p for p in found[1:] if p not in shared)])
                           if found else setting)
-    return names
+    return shown
 
 
 def _shown(key: str, value: str) -> str:
@@ -227,11 +226,10 @@ def setting_groups(settings, config) -> dict[str, list[str]]:
     the same thing together (scores alone; alignments; normalisers; a Transformer's
     positions), by the field of each setting's second part; groups of one go to
     'other'."""
-    from attention_research import sweeps
     titles = {"alignment": "alignments", "normalizer": "normalisers"}
     groups = {}
     for setting in settings:
-        parts = sweeps.setting_parts(setting, config)
+        parts = names.setting_parts(setting, config)
         if not parts:
             title = "other"
         elif parts[0][0] == "family":

@@ -347,6 +347,7 @@ class WorkDir:
         self.path = Path(path)
         self.is_writer = jax.process_index() == 0
         self._tensorboard = None
+        self._summary_shown = False  # the open writer shows summary.json's plots, hparams
 
     @property
     def metrics_path(self):
@@ -515,6 +516,7 @@ class WorkDir:
             with contextlib.suppress(OSError):
                 (self.path / "tensorboard").rmdir()
             self._tensorboard = SummaryWriter(str(self.path))
+            self._summary_shown = False
             with self._tensorboard_errors():
                 self._replay(self._tensorboard)
                 self._tensorboard.flush()
@@ -532,13 +534,17 @@ class WorkDir:
         for folder in sorted((self.path / EVALUATIONS).glob("step_*")):
             self._add_pictures(writer, folder, int(folder.name.removeprefix("step_")))
         if (self.path / "summary.json").is_file():
-            summary = read_json(self.path / "summary.json")
-            if summary.get("status") == "finished":
-                for plot in sorted((self.path / "plots").glob("*.png")):
-                    writer.add_image(f"plots/{plot.stem}", _read_png(plot),
-                                     int(summary["steps"]), dataformats="HWC")
-            if (self.path / "hparams.json").is_file():
-                self._add_hparams(writer, read_json(self.path / "hparams.json"), summary)
+            self._add_summary(writer, read_json(self.path / "summary.json"))
+
+    def _add_summary(self, writer, summary: dict):
+        """A finished run's plots, and a sweep member's settings as hparams."""
+        self._summary_shown = True
+        if summary.get("status") == "finished":
+            for plot in sorted((self.path / "plots").glob("*.png")):
+                writer.add_image(f"plots/{plot.stem}", _read_png(plot),
+                                 int(summary["steps"]), dataformats="HWC")
+        if (self.path / "hparams.json").is_file():
+            self._add_hparams(writer, read_json(self.path / "hparams.json"), summary)
 
     @staticmethod
     def _add_pictures(writer, folder: Path, step: int):
@@ -594,9 +600,14 @@ class WorkDir:
             return
         text = json.dumps(_json_safe(summary), indent=2, allow_nan=False)
         write_atomically(self.path / "summary.json", text + "\n")
-        if self._tensorboard is not None:  # rebuilt: now with the plots and hparams
-            self.close()
-            self._open_tensorboard()
+        if self._tensorboard is not None:  # now with the plots and hparams
+            if self._summary_shown:  # a summary rewritten (--refinish): shown once
+                self.close()
+                self._open_tensorboard()
+            else:
+                with self._tensorboard_errors():
+                    self._add_summary(self._tensorboard, json.loads(text))
+                    self._tensorboard.flush()
 
     def stop_writing(self):
         """This process writes nothing more here (a member that failed keeps its

@@ -307,8 +307,12 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
         if f.is_file():
             f.write_bytes(b"")  # as a crash in the middle of writing would leave it
     files_before = sorted((str(p), p.stat().st_size) for p in workdir.rglob("*"))
+    # The run had finished: a plain rerun is "already finished" and reads no checkpoint
+    # (issue 38); asked to evaluate its final parameters again, it reads the damaged one.
+    train(tiny_config(), workdir, progress=False)
+    assert sorted((str(p), p.stat().st_size) for p in workdir.rglob("*")) == files_before
     with pytest.raises(CheckpointError, match="checkpoint of step 20 .* Nothing was deleted"):
-        train(tiny_config(), workdir, progress=False)
+        train(tiny_config(), workdir, progress=False, refinish=True)
     assert sorted((str(p), p.stat().st_size) for p in workdir.rglob("*")) == files_before
 
 
