@@ -2,7 +2,7 @@
 
 A member's name joins its overrides as ``short field-value`` parts
 ('score-dot_seed-1', ``member_name``): the folder its run is written to, and the label
-reports show (``reports.display_names`` reads it back with ``setting_parts``). Kept
+reports show (``reports.display_names`` reads it back with ``parser``). Kept
 apart from ``sweeps`` so that reports can read names without the config checks.
 """
 
@@ -31,19 +31,24 @@ def member_name(overrides: dict) -> str:
     return re.sub(r"[^A-Za-z0-9.=_-]+", "-", "_".join(parts)) or "base"
 
 
-def setting_parts(name: str, config) -> list[tuple[str, str]]:
-    """A member or setting name split back into its (short field, value) parts, e.g.
-    'score-scaled_dot_num_heads-4' -> [('score', 'scaled_dot'), ('num_heads', '4')]:
-    a part begins where a short name of one of ``config``'s fields is followed by '-'
-    (both may hold '_', so the name alone is ambiguous). [] where none does."""
+def parser(config):
+    """``parts(name)``: a member or setting name split back into its (short field,
+    value) parts, e.g. 'score-scaled_dot_num_heads-4' -> [('score', 'scaled_dot'),
+    ('num_heads', '4')]. A part begins where a short name of one of ``config``'s fields
+    is followed by '-' (both may hold '_', so the name alone is ambiguous); [] where
+    none does. The pattern is built once, for all the names of a report."""
     # A record's config.json may predate a field the name holds: ADDED_FIELDS too.
     fields = {*_field_names(config), *ADDED_FIELDS}
     keys = sorted({short_field(field) for field in fields}, key=len, reverse=True)
-    starts = list(re.finditer(r"(?:^|_)(" + "|".join(map(re.escape, keys)) + r")-", name))
-    if not starts or starts[0].start() != 0:
-        return []
-    ends = [m.start() for m in starts[1:]] + [len(name)]
-    return [(m.group(1), name[m.end():end]) for m, end in zip(starts, ends)]
+    pattern = re.compile(r"(?:^|_)(" + "|".join(map(re.escape, keys)) + r")-")
+
+    def parts(name: str) -> list[tuple[str, str]]:
+        starts = list(pattern.finditer(name))
+        if not starts or starts[0].start() != 0:
+            return []
+        ends = [m.start() for m in starts[1:]] + [len(name)]
+        return [(m.group(1), name[m.end():end]) for m, end in zip(starts, ends)]
+    return parts
 
 
 def _field_names(config, prefix: str = "") -> list[str]:

@@ -23,6 +23,8 @@ from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD  # noqa: E402
 
 _SPECIAL = {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}
 MARKERS = "os^DvP*X<>hp"
+# Attention maps on [0, 1]; masked values (exact zeros) white, in figures and in pixels.
+MAP_COLOURS = plt.get_cmap("viridis").with_extremes(bad="white")
 
 
 def series_styles(count: int) -> list[dict]:
@@ -117,8 +119,7 @@ def _namer(labels):
 def _draw_map(fig, ax, values, source_names, row_names, row_label: str):
     """One target x source map on [0, 1] (masked values, e.g. exact zeros, white),
     with a colour bar and every token named on the axes."""
-    colours = plt.get_cmap("viridis").with_extremes(bad="white")
-    image = ax.imshow(values, cmap=colours, vmin=0.0, vmax=1.0, aspect="auto")
+    image = ax.imshow(values, cmap=MAP_COLOURS, vmin=0.0, vmax=1.0, aspect="auto")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     # 8 pt labels at any length: past 30 tokens only every k-th is named (the figure
     # grows with the length too, ``_map_size``), never 5 pt ones at length 50.
@@ -164,8 +165,7 @@ def heatmap_pixels(example, size: int = 256) -> np.ndarray:
     without a figure (about a millisecond), so that every evaluation can have one."""
     _, _, weights = trim_example(example)
     cell = max(1, size // max(weights.shape, default=1))
-    colours = plt.get_cmap("viridis").with_extremes(bad="white")
-    pixels = colours(np.ma.masked_where(weights == 0, np.clip(weights, 0.0, 1.0)), bytes=True)
+    pixels = MAP_COLOURS(np.ma.masked_where(weights == 0, np.clip(weights, 0.0, 1.0)), bytes=True)
     return np.kron(pixels[..., :3], np.ones((cell, cell, 1), np.uint8))
 
 
@@ -188,7 +188,8 @@ def attention_heatmaps(path, examples, title: str, labels=None):
     ``examples``: dicts with 'source', 'output' (token arrays, padding included),
     'weights' [T, S] and 'correct' (bool, or None when there is no single right
     answer), and optionally 'reference' [T], the source position each step should
-    attend to (-1: none), outlined in red where the task knows it. ``labels`` maps a token id to its text (e.g. a subword piece).
+    attend to (-1: none), outlined in red where the task knows it. ``labels`` maps a
+    token id to its text (e.g. a subword piece).
     """
     names = _namer(labels)
     columns = min(2, len(examples))

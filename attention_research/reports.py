@@ -188,11 +188,12 @@ def display_names(settings, config) -> dict[str, str]:
     """Each setting's short name for a person: 'family-transformer_positions-rope' ->
     'Transformer · RoPE', 'score-additive_alignment-local_m' -> 'additive · local_m',
     'pointer_generator-True' -> 'pointer-generator' (its parts by
-    ``names.setting_parts``; a name that does not parse is shown as it is). A part
+    ``names.parser``; a name that does not parse is shown as it is). A part
     every setting of its group holds (the settings that begin with the same part, two
     or more) is left out: the Transformers of compare_attention all have scaled_dot, 4
     heads and 2 layers, and read 'Transformer · RoPE'."""
-    parts = {s: names.setting_parts(s, config) for s in settings}
+    parse = names.parser(config)
+    parts = {s: parse(s) for s in settings}
     groups = {}
     for found in parts.values():
         if found:
@@ -227,9 +228,9 @@ def setting_groups(settings, config) -> dict[str, list[str]]:
     positions), by the field of each setting's second part; groups of one go to
     'other'."""
     titles = {"alignment": "alignments", "normalizer": "normalisers"}
-    groups = {}
+    parse, groups = names.parser(config), {}
     for setting in settings:
-        parts = names.setting_parts(setting, config)
+        parts = parse(setting)
         if not parts:
             title = "other"
         elif parts[0][0] == "family":

@@ -17,6 +17,7 @@ match, alignment accuracy and attention entropy.
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import jax
@@ -360,15 +361,19 @@ class SymbolTask:
             for e, (source, output, _) in zip(examples, trimmed)])}
         return images, texts
 
-    def _heatmap_examples(self, result) -> list[dict]:
-        """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
+    @functools.cached_property
+    def _heatmap_reference(self) -> np.ndarray:
+        """[H, T]: the true alignment of the heat-map examples (fixed: computed once)."""
         shown = jax.tree_util.tree_map(lambda x: x[np.asarray(self.heatmap_indices, int)],
                                        self.eval_set)
-        reference = np.asarray(self.alignment_targets(shown))  # the true alignment
+        return np.asarray(self.alignment_targets(shown))
+
+    def _heatmap_examples(self, result) -> list[dict]:
+        """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
         return [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
                  "output": result["examples"]["tokens"][j],
                  "weights": result["examples"]["weights"][j],
-                 "correct": bool(result["exact"][i]), "reference": reference[j]}
+                 "correct": bool(result["exact"][i]), "reference": self._heatmap_reference[j]}
                 for j, i in enumerate(self.heatmap_indices)]
 
     def finish(self, params, results, runs, step: int) -> list[Final]:
