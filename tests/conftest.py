@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 
+import jax
 import pytest
 
 from attention_research import compilation_cache
@@ -18,6 +19,12 @@ from configs import base
 # Two pytest-xdist workers may share one accelerator: neither may take 75% of its
 # memory up front (JAX's default).
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+# Float32 matrix products in float32 on every backend. On a GPU, XLA's default runs
+# them in TF32 (about 1e-3 relative error), which the runs keep for speed; the tests
+# check identities (incremental decoding is teacher forcing, padding changes nothing,
+# a score is its NumPy formula) to float32 tolerances that TF32 rounding breaks.
+jax.config.update("jax_default_matmul_precision", "highest")
 
 # A cache of this session only: shared between tests, never between CI runs. Under
 # pytest-xdist the controller makes it before it starts its workers, which inherit the

@@ -1,0 +1,143 @@
+"""Time one config's compiled train step and count its matrix FLOPs: achieved FLOP/s.
+
+    python experiments/step_speed.py --config=configs/additive.py
+    python experiments/step_speed.py --config=configs/additive.py --members=128
+    python experiments/step_speed.py --config=configs/transformer.py \\
+        --config.model.d_model=256 --config.model.fused_attention=True
+
+The train call is the one ``launch.py`` runs (``training/steps.make_train_call``:
+jit(vmap(``train.steps_per_call`` steps in one ``lax.scan``))), built through the
+same ``Cohort`` for ``--members`` copies of the config (seeds 0..N-1). It is compiled
+ahead of time, run ``--warmup`` calls, then timed over ``--calls`` calls, each waited
+for; the median call gives the step time.
+
+FLOPs are counted from the step's jaxpr, not from XLA's cost analysis, which counts
+the body of a loop once however often it runs (an RNN's time loop and the
+``steps_per_call`` scan are both loops): every ``dot_general`` is 2 x (batch dims) x
+(contracted dims) x (free dims), multiplied by the length of each enclosing ``scan``.
+Element-wise work (activations, softmax, the optimiser) is left out, as in the usual
+model-FLOPs utilisation; a ``while`` of unknown length (none in the train step) is
+refused rather than guessed.
+
+Prints one JSON line: device, members, step time (ms), member-steps/s, matrix FLOPs
+per step and achieved FLOP/s (TFLOP/s).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from absl import app, flags
+from ml_collections import config_flags
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+
+def _define_flags():  # only when run: the tests import matmul_flops without the flags
+    config_flags.DEFINE_config_file("config", "configs/additive.py", "config file")
+    flags.DEFINE_integer("members", 1, "copies of the config, seeds 0..N-1")
+    flags.DEFINE_integer("warmup", 3, "untimed train calls after compiling")
+    flags.DEFINE_integer("calls", 20, "timed train calls")
+
+
+def _subjaxprs(eqn):
+    """The jaxprs inside an equation (pjit, custom_vjp, remat, cond branches...)."""
+    for value in eqn.params.values():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            inner = getattr(item, "jaxpr", item)  # a ClosedJaxpr holds a Jaxpr
+            if hasattr(inner, "eqns"):
+                yield inner
+
+
+def matmul_flops(jaxpr) -> float:
+    """2·M·N·K summed over every dot_general, times each enclosing scan's length."""
+    total = 0.0
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name == "dot_general":
+            (contract, _), (batch, _) = eqn.params["dimension_numbers"]
+            lhs, rhs = (v.aval.shape for v in eqn.invars)
+            out = eqn.outvars[0].aval.shape
+            contracted = 1
+            for axis in contract:
+                contracted *= lhs[axis]
+            size = 1
+            for dim in out:  # batch dims and both sides' free dims
+                size *= dim
+            total += 2.0 * size * contracted
+        elif name == "while":
+            raise ValueError("a while loop of unknown trip count in the step: FLOPs "
+                             "cannot be counted from the jaxpr")
+        elif name == "cond":  # the costlier branch: an upper bound
+            total += max(matmul_flops(b.jaxpr) for b in eqn.params["branches"])
+        else:
+            inner = sum(matmul_flops(j) for j in _subjaxprs(eqn))
+            total += inner * (eqn.params["length"] if name == "scan" else 1)
+    return total
+
+
+def main(argv):
+    del argv
+    import jax
+    import numpy as np
+
+    from attention_research.config_checks import validate
+    from attention_research.training.loop import Cohort
+
+    options = flags.FLAGS
+    config = options.config
+    validate(config)
+    configs = []
+    for seed in range(options.members):
+        member = config.copy_and_resolve_references()
+        member.seed = seed
+        configs.append(member)
+    scratch = Path(tempfile.mkdtemp(prefix="step_speed_"))
+    cohort = Cohort(configs, [scratch / f"m{i}" for i in range(len(configs))], time.time())
+    state = cohort.initial_state()
+    inputs = next(iter(cohort.call_inputs(0)))
+    start = time.time()
+    compiled = cohort.compile_train_call(state, inputs, progress=False)
+    compile_s = time.time() - start
+    steps = config.train.steps_per_call
+    flops_per_call = matmul_flops(jax.make_jaxpr(cohort.train_call)(state, *inputs).jaxpr)
+
+    for _ in range(options.warmup):
+        state, out = compiled(state, *inputs)
+    jax.block_until_ready((state, out))
+    times = []
+    for _ in range(options.calls):
+        start = time.perf_counter()
+        state, out = compiled(state, *inputs)
+        jax.block_until_ready((state, out))
+        times.append(time.perf_counter() - start)
+    call_s = statistics.median(times)
+    device = jax.devices()[0]
+    print(json.dumps({
+        "device": f"{device.platform} {device.device_kind}",
+        "config": config.name, "members": len(configs),
+        "batch_size": config.train.batch_size, "steps_per_call": steps,
+        "hidden_size": config.model.hidden_size,
+        "train_lengths": [config.task.get("train_min_length"),  # synthetic tasks
+                          config.task.get("train_max_length")],
+        "fused_attention": config.model.fused_attention,
+        "compile_s": round(compile_s, 2),
+        "step_ms": round(1e3 * call_s / steps, 4),
+        "step_ms_spread": round(1e3 * (max(times) - min(times)) / steps, 4),
+        "member_steps_per_s": round(len(configs) * steps / call_s, 1),
+        "matmul_gflop_per_step": round(flops_per_call / steps / 1e9, 4),
+        "tflop_per_s": round(flops_per_call / call_s / 1e12, 4),
+        "loss_finite": bool(np.all(np.isfinite(np.asarray(out["loss"])))),
+    }), flush=True)
+
+
+if __name__ == "__main__":
+    _define_flags()
+    app.run(main)
