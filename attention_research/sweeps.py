@@ -80,18 +80,25 @@ def _set(config, field: str, value):
 SMOKE_MEMBERS = 4  # a sweep's :tiny trains at most this many members
 
 
+# What a smoke member takes from the tiny config, whatever its sweep sets: how long it
+# trains, and its vocabulary (a tiny corpus cannot train multi30k_recipe's 8,000 pieces,
+# and a big vocabulary costs a smoke run minutes of subword training).
+SMOKE_TAKES_FROM_TINY = ("config.train.num_steps", "config.task.vocab_size")
+
+
 def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS) -> list[dict]:
     """The members a sweep's ``:tiny`` smoke run trains (issue 38: a tiny sweep that kept
     all its members ran for an hour): the first seed of each of its first ``limit``
-    settings, or, for a sweep of one setting, its first ``limit`` members; a member's own
-    step count gives way to the tiny config's (multi30k_recipe's wide arm sets 6000)."""
-    first = {}
+    settings, or, for a sweep of one setting, its first ``limit`` members. The fields of
+    ``SMOKE_TAKES_FROM_TINY`` give way to the tiny config's, and settings that differed
+    only in them are one setting here (multi30k_recipe's ``rnn_vocab8k`` is ``rnn``)."""
+    first_seed, distinct = {}, {}  # by setting name, by member name
     for overrides in sweep:
-        setting = member_name({k: v for k, v in overrides.items() if k != "config.seed"})
-        first.setdefault(setting, overrides)
-    chosen = list(first.values()) if len(first) > 1 else sweep
-    return [{k: v for k, v in overrides.items() if k != "config.train.num_steps"}
-            for overrides in chosen[:limit]]
+        kept = {k: v for k, v in overrides.items() if k not in SMOKE_TAKES_FROM_TINY}
+        distinct.setdefault(member_name(kept), kept)
+        first_seed.setdefault(member_name({k: v for k, v in kept.items()
+                                           if k != "config.seed"}), kept)
+    return list((first_seed if len(first_seed) > 1 else distinct).values())[:limit]
 
 
 def _distinct_names(sweep: list[dict]) -> list[str]:

@@ -46,6 +46,13 @@ class TokenizedSplit:
     def __len__(self):
         return len(self.sources)
 
+    def head(self, count: int) -> "TokenizedSplit":
+        """The first ``count`` pairs (all of them if ``count`` is 0)."""
+        if not count or count >= len(self):
+            return self
+        return TokenizedSplit(self.sources[:count], self.targets[:count],
+                              self.source_texts[:count], self.target_texts[:count])
+
     @functools.cached_property
     def source_lengths(self) -> np.ndarray:
         return np.array([len(s) for s in self.sources], np.int32)
