@@ -223,7 +223,8 @@ def explicit_vs_implicit(path, examples, title: str, labels=None):
     the reference target (y), each normalised to sum to 1 per target step.
 
     ``examples``: dicts with 'source', 'target' (token arrays, padding included) and
-    'maps', {panel title: [T, S]}; ``labels`` as in ``attention_heatmaps``."""
+    'maps', {panel title: [T, S]}, and optionally 'reference' [T], the true alignment,
+    outlined in red on every panel; ``labels`` as in ``attention_heatmaps``."""
     names = _namer(labels)
     columns = max(len(e["maps"]) for e in examples)
     fig, axes = plt.subplots(len(examples), columns, figsize=(5.5 * columns, 5 * len(examples)),
@@ -234,7 +235,11 @@ def explicit_vs_implicit(path, examples, title: str, labels=None):
         for ax, (name, values) in zip(row, example["maps"].items()):
             _draw_map(fig, ax, np.asarray(values)[:len(target), :len(source)], names(source),
                       names(target), "reference target")
-            ax.set_title(f"{name}, length {len(source)}", fontsize=10)
+            marked = ""
+            if example.get("reference") is not None:
+                _mark_reference(ax, example["reference"], len(target))
+                marked = "; red squares: the true alignment"
+            ax.set_title(f"{name}, length {len(source)}{marked}", fontsize=10)
         for ax in row[len(example["maps"]):]:
             ax.axis("off")
     save(fig, path, title)

@@ -407,6 +407,8 @@ class SymbolTask:
         examples = held_out.side_by_side(maps, self.eval_set.source[shown],
                                          self.eval_set.targets[shown],
                                          run.config.analysis.implicit)
+        for example, reference in zip(examples, self._heatmap_reference):
+            example["reference"] = reference  # teacher forced: the same true alignment
         title = f"{run.title} — {self.name}, step {step}"
         plots = run.workdir.plots_dir
         plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title)
