@@ -27,7 +27,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _scipy
+
+
+
+def _t():
+    """Student's t distribution, imported when first needed: scipy.stats takes about a
+    second to import, which every run would pay at start-up (reports need it, not
+    training)."""
+    from scipy import stats
+    return stats.t
+
 
 LEVEL = 0.05  # two-sided: 95% intervals, tests at the 5% family-wise level
 
@@ -68,7 +77,7 @@ def t_interval(values, level: float = LEVEL) -> Interval:
     mean = float(x.mean())
     if len(x) == 1:
         return Interval(1, mean, None, None)
-    half = float(_scipy.t.ppf(1 - level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+    half = float(_t().ppf(1 - level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
     return Interval(len(x), mean, mean - half, mean + half)
 
 
@@ -108,7 +117,7 @@ def welch_from_variances(difference: float, va: float, vb: float, n_a: int,
     give Satterthwaite's degrees of freedom. Needs va + vb > 0 and n_a, n_b ≥ 2."""
     t = difference / math.sqrt(va + vb)
     dof = (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1))
-    return Test(float(t), float(dof), float(2 * _scipy.t.sf(abs(t), dof)))
+    return Test(float(t), float(dof), float(2 * _t().sf(abs(t), dof)))
 
 
 def difference_interval(a, b, level: float = LEVEL) -> Interval | None:
@@ -122,7 +131,7 @@ def difference_interval(a, b, level: float = LEVEL) -> Interval | None:
         return None
     difference = float(x.mean() - y.mean())
     spread = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-    half = float(_scipy.t.ppf(1 - level / 2, test.dof) * spread) if spread else 0.0
+    half = float(_t().ppf(1 - level / 2, test.dof) * spread) if spread else 0.0
     return Interval(len(x) + len(y), difference, difference - half, difference + half)
 
 

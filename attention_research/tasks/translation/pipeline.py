@@ -24,7 +24,6 @@ import functools
 from dataclasses import dataclass
 from typing import Sequence
 
-import grain
 import jax
 import numpy as np
 
@@ -71,6 +70,8 @@ def tokenize(corpus, split: str, processor, num_threads: int = 4) -> TokenizedSp
         target = as_text(record[target_language])
         return (np.asarray(processor.encode(source), np.int32),
                 np.asarray(processor.encode(target), np.int32), source, target)
+
+    import grain  # here, not at the top: a second of start-up that synthetic runs skip
 
     dataset = grain.MapDataset.source(corpus.splits[split]).map(encode)
     options = grain.ReadOptions(num_threads=num_threads, prefetch_buffer_size=256)
@@ -197,6 +198,8 @@ class TrainBatches:
     def as_grain(self, start_call: int, members: slice = slice(None),
                  rows: slice = slice(None)) -> grain.IterDataset:
         """(call, this process's block) from ``start_call`` on, built ahead by grain."""
+        import grain
+
         calls = grain.MapDataset.range(start_call, start_call + 10**9)
         return calls.map(lambda call: (call, self.block(call, members, rows))).to_iter_dataset(
             grain.ReadOptions(num_threads=1, prefetch_buffer_size=2))
