@@ -14,6 +14,10 @@
 #   python launch.py --config=experiments/luong_table4.py:replicate \
 #       --workdir=runs/luong_table4_replication --record      # resumes, then records
 #
+# The device tool sends the working tree, at most 64 MiB, and experiments/results/ alone
+# is over 100: a sweep reads none of it, so move it out of the tree for the call
+# (`mv experiments/results /tmp/results_aside`, back after) and carry the data the sweep
+# reads in an ignored folder (e.g. .data/, listed in .git/info/exclude), gzipped if big.
 # RESUME=path/to/members.tgz (carried) starts from an earlier call's finished members.
 # At BUDGET seconds launch.py is sent SIGTERM: it stops at its next log with a
 # checkpoint, which stays on the device machine (a cut cohort trains again).
