@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 
-
 def _t():
     """Student's t distribution, imported when first needed: scipy.stats takes about a
     second to import, which every run would pay at start-up (reports need it, not
