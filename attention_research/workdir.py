@@ -246,6 +246,28 @@ def code_version() -> dict | None:
     return {"commit": commit.stdout.strip(), "changed": bool(status.stdout.strip())}
 
 
+# The packages whose versions can change a run's numbers: the GPU's image had jax 0.11.2
+# and SentencePiece 0.2.2 where this project's CPU machine has 0.10.2 and 0.2.3, and the
+# two SentencePiece versions learn different subword models from the same small corpus.
+VERSIONED_PACKAGES = ("jax", "jaxlib", "flax", "optax", "numpy", "sentencepiece", "sacrebleu")
+
+
+@functools.cache
+def software_versions() -> dict:
+    """Python's and ``VERSIONED_PACKAGES``' versions (None where one is not installed),
+    kept in every summary.json beside the commit."""
+    import platform
+    from importlib import metadata
+
+    def version(package):
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return None
+    return {"python": platform.python_version(),
+            **{package: version(package) for package in VERSIONED_PACKAGES}}
+
+
 def ensure_writable(path) -> Path:
     """Create ``path`` if needed and prove it can be written, before anything runs."""
     path = Path(path)

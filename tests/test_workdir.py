@@ -350,3 +350,15 @@ def test_a_summary_names_the_code_that_trained_it(monkeypatch):
     workdir.code_version.cache_clear()
     assert workdir.code_version() is None
     workdir.code_version.cache_clear()
+
+
+def test_a_summary_names_the_software_that_trained_it():
+    """summary.json keeps the versions that can change a run's numbers (the GPU's image
+    and this machine differ in jax and SentencePiece)."""
+    import platform
+
+    import jax
+    from attention_research import workdir
+    found = workdir.software_versions()
+    assert found["python"] == platform.python_version() and found["jax"] == jax.__version__
+    assert set(found) == {"python", *workdir.VERSIONED_PACKAGES}

@@ -45,7 +45,8 @@ from attention_research.training.state import (
     create_train_state, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
 from attention_research.errors import RunError
-from attention_research.workdir import WorkDir, check_checkpoint_config, code_version, read_json
+from attention_research.workdir import (WorkDir, check_checkpoint_config, code_version,
+                                        read_json, software_versions)
 
 
 def describe(config) -> str:
@@ -294,8 +295,9 @@ class Cohort:
             "status": status, **({"failure": self.failures[member]} if status == "failed"
                                  else {}),
             "steps": step, "wall_time_s": self.elapsed(), "memory": peak_memory(),
-            "code": code_version(),
+            "code": code_version(), "software": software_versions(),
             "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
+                        "kind": jax.devices()[0].device_kind,
                         "processes": jax.process_count(),
                         "mesh": dict(self.placement.mesh.shape),
                         "members_sharded": self.placement.member_axis is not None},
