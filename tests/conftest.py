@@ -23,7 +23,9 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 # Float32 matrix products in float32 on every backend. On a GPU, XLA's default runs
 # them in TF32 (about 1e-3 relative error), which the runs keep for speed; the tests
 # check identities (incremental decoding is teacher forcing, padding changes nothing,
-# a score is its NumPy formula) to float32 tolerances that TF32 rounding breaks.
+# a score is its NumPy formula) to float32 tolerances that TF32 rounding breaks. The
+# variable carries it to the launch.py processes the tests start.
+os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
 jax.config.update("jax_default_matmul_precision", "highest")
 
 # A cache of this session only: shared between tests, never between CI runs. Under
