@@ -59,13 +59,16 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm 
 $PY -c "import sys, jax, flax, optax; print(sys.version.split()[0], 'jax', jax.__version__,
 'flax', flax.__version__, 'optax', optax.__version__, jax.devices())" || exit 1
 
-step "step time and FLOP/s" 200 bash -c "
+# About 25-50 s a line on the H200 (start-up and compiling); 2026-11-26's call ran out
+# before the fused pair when it came last.
+step "step time and FLOP/s" 300 bash -c "
   speed --config=$(cfg additive)
-  for m in 128 512; do speed --config=$(cfg additive) --members=\$m; done
+  speed --config=$(cfg additive) --members=128
+  speed --config=$(cfg transformer) $LONG --config.model.fused_attention=False
+  speed --config=$(cfg transformer) $LONG --config.model.fused_attention=True
   speed --config=$(cfg transformer)
   speed --config=$(cfg transformer) --members=128
-  speed --config=$(cfg transformer) $LONG --config.model.fused_attention=False
-  speed --config=$(cfg transformer) $LONG --config.model.fused_attention=True"
+  speed --config=$(cfg additive) --members=512"
 
 step "default transformer run" 110 \
   $PY launch.py --config="$(cfg transformer)" --workdir=$WORK/runs/transformer
