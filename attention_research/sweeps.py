@@ -15,7 +15,6 @@ import copy
 import hashlib
 import itertools
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 

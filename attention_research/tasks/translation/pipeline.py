@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import jax
 import numpy as np
 
 from attention_research.data import BOS, EOS, PAD, Batch
 from attention_research.tasks.translation.datasets import as_text
+
+if TYPE_CHECKING:  # imported where used: a second of start-up that synthetic runs skip
+    import grain
 
 SUBWORD_STREAM = 1  # the last entry of a subword draw's generator key
 
@@ -71,7 +74,7 @@ def tokenize(corpus, split: str, processor, num_threads: int = 4) -> TokenizedSp
         return (np.asarray(processor.encode(source), np.int32),
                 np.asarray(processor.encode(target), np.int32), source, target)
 
-    import grain  # here, not at the top: a second of start-up that synthetic runs skip
+    import grain
 
     dataset = grain.MapDataset.source(corpus.splits[split]).map(encode)
     options = grain.ReadOptions(num_threads=num_threads, prefetch_buffer_size=256)
