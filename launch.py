@@ -354,7 +354,29 @@ def _run(config, spec, workdir, sweep, part, resume_with):
     memory = summary["memory"]
     print(f"wall time {summary['wall_time_s']:.1f} s; peak memory: " +
           ", ".join(f"{k} {v:.0f}" for k, v in memory.items()))
+    from attention_research.training.timing import describe
+    print(describe(summary["time"]))
+
+
+def exit_now(code) -> None:
+    """Exit as ``sys.exit(code)`` would, without Python's module-by-module teardown of
+    JAX, XLA, orbax and matplotlib (about a second, after the run's summary is written;
+    issue 39). Every file the run writes is closed by then; the exit handlers (orbax's,
+    JAX's, logging's) still run, and a message is printed as Python prints one."""
+    import atexit
+    import os
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)
 
 
 if __name__ == "__main__":
-    app.run(main, flags_parser=parse_flags)
+    try:
+        app.run(main, flags_parser=parse_flags)
+    except SystemExit as stop:
+        exit_now(stop.code)
+    exit_now(0)

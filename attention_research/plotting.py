@@ -8,23 +8,40 @@ over them, after the axes are laid out."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from attention_research import stats  # noqa: E402
-from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD  # noqa: E402
+from attention_research import stats
+from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD
 
 _SPECIAL = {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}
 MARKERS = "os^DvP*X<>hp"
-# Attention maps on [0, 1]; masked values (exact zeros) white, in figures and in pixels.
-MAP_COLOURS = plt.get_cmap("viridis").with_extremes(bad="white")
+
+
+class _Pyplot:
+    """matplotlib.pyplot (Agg), imported when a figure is first drawn: importing it
+    costs about 0.6 s, which a run's start should not pay before it trains (issue 39)."""
+
+    def __getattr__(self, name):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+        return getattr(matplotlib.pyplot, name)
+
+
+plt = _Pyplot()
+
+
+@functools.cache
+def map_colours():
+    """Attention maps on [0, 1]; masked values (exact zeros) white, in figures and in
+    pixels. matplotlib's colormaps need no pyplot (TensorBoard's pictures draw none)."""
+    import matplotlib
+    return matplotlib.colormaps["viridis"].with_extremes(bad="white")
 
 
 def series_styles(count: int) -> list[dict]:
@@ -119,7 +136,7 @@ def _namer(labels):
 def _draw_map(fig, ax, values, source_names, row_names, row_label: str):
     """One target x source map on [0, 1] (masked values, e.g. exact zeros, white),
     with a colour bar and every token named on the axes."""
-    image = ax.imshow(values, cmap=MAP_COLOURS, vmin=0.0, vmax=1.0, aspect="auto")
+    image = ax.imshow(values, cmap=map_colours(), vmin=0.0, vmax=1.0, aspect="auto")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     # 8 pt labels at any length: past 30 tokens only every k-th is named (the figure
     # grows with the length too, ``_map_size``), never 5 pt ones at length 50.
@@ -165,7 +182,7 @@ def heatmap_pixels(example, size: int = 256) -> np.ndarray:
     without a figure (about a millisecond), so that every evaluation can have one."""
     _, _, weights = trim_example(example)
     cell = max(1, size // max(weights.shape, default=1))
-    pixels = MAP_COLOURS(np.ma.masked_where(weights == 0, np.clip(weights, 0.0, 1.0)), bytes=True)
+    pixels = map_colours()(np.ma.masked_where(weights == 0, np.clip(weights, 0.0, 1.0)), bytes=True)
     return np.kron(pixels[..., :3], np.ones((cell, cell, 1), np.uint8))
 
 

@@ -120,13 +120,13 @@ def redraw(destination) -> int:
     members it read. Heat maps and hand-written notes are left as they are. A record
     with no summary.csv holds a sweep recorded before it finished (its members one by
     one): it has no report to redraw until the sweep is finished, and is left alone."""
-    from attention_research.training.sweep import report_writer, training_seconds
+    from attention_research.training.sweep import report_writer
     if not (Path(destination) / "summary.csv").is_file():
         return 0
     members = recorded_members(destination)
     if not members:
         return 0
     summaries = [read_json(m.workdir / "summary.json") for m in members]
-    elapsed = training_seconds(members, summaries, members[0].config.max_cohort_members)
-    report_writer(members)(Path(destination), members, summaries, elapsed)
+    report_writer(members)(Path(destination), members, summaries,
+                           members[0].config.max_cohort_members)
     return len(members)

@@ -97,6 +97,9 @@ ADDED_FIELDS = {
 }
 
 
+# The fields of a metrics.jsonl row that measure the machine, not the model: they
+# differ between a run and its resumed twin, everything else is equal.
+TIMING_FIELDS = ("time_s", "train/tokens_per_s", "train/gflop_per_s")
 EVALUATIONS = "evaluations"  # each evaluation's pictures, step_NNNNNNN/ (TensorBoard's)
 
 

@@ -11,13 +11,11 @@ same ``Cohort`` for ``--members`` copies of the config (seeds 0..N-1). It is com
 ahead of time, run ``--warmup`` calls, then timed over ``--calls`` calls, each waited
 for; the median call gives the step time.
 
-FLOPs are counted from the step's jaxpr, not from XLA's cost analysis, which counts
-the body of a loop once however often it runs (an RNN's time loop and the
-``steps_per_call`` scan are both loops): every ``dot_general`` is 2 x (batch dims) x
-(contracted dims) x (free dims), multiplied by the length of each enclosing ``scan``.
-Element-wise work (activations, softmax, the optimiser) is left out, as in the usual
-model-FLOPs utilisation; a ``while`` of unknown length (none in the train step) is
-refused rather than guessed.
+FLOPs are counted from the step's jaxpr (``attention_research/training/flops.py``),
+not from XLA's cost analysis, which counts the body of a loop once however often it
+runs (an RNN's time loop and the ``steps_per_call`` scan are both loops). Every run
+logs the same count (``summary.json``'s ``time.throughput``); this script times the
+step alone, without start-up or evaluations.
 
 Prints one JSON line: device, members, step time (ms), member-steps/s, matrix FLOPs
 per step and achieved FLOP/s (TFLOP/s).
@@ -38,6 +36,7 @@ from ml_collections import config_flags
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from attention_research.training.flops import matmul_flops  # noqa: E402
 
 
 def _define_flags():  # only when run: the tests import matmul_flops without the flags
@@ -45,42 +44,6 @@ def _define_flags():  # only when run: the tests import matmul_flops without the
     flags.DEFINE_integer("members", 1, "copies of the config, seeds 0..N-1")
     flags.DEFINE_integer("warmup", 3, "untimed train calls after compiling")
     flags.DEFINE_integer("calls", 20, "timed train calls")
-
-
-def _subjaxprs(eqn):
-    """The jaxprs inside an equation (pjit, custom_vjp, remat, cond branches...)."""
-    for value in eqn.params.values():
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            inner = getattr(item, "jaxpr", item)  # a ClosedJaxpr holds a Jaxpr
-            if hasattr(inner, "eqns"):
-                yield inner
-
-
-def matmul_flops(jaxpr) -> float:
-    """2·M·N·K summed over every dot_general, times each enclosing scan's length."""
-    total = 0.0
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        if name == "dot_general":
-            (contract, _), (batch, _) = eqn.params["dimension_numbers"]
-            lhs, rhs = (v.aval.shape for v in eqn.invars)
-            out = eqn.outvars[0].aval.shape
-            contracted = 1
-            for axis in contract:
-                contracted *= lhs[axis]
-            size = 1
-            for dim in out:  # batch dims and both sides' free dims
-                size *= dim
-            total += 2.0 * size * contracted
-        elif name == "while":
-            raise ValueError("a while loop of unknown trip count in the step: FLOPs "
-                             "cannot be counted from the jaxpr")
-        elif name == "cond":  # the costlier branch: an upper bound
-            total += max(matmul_flops(b.jaxpr) for b in eqn.params["branches"])
-        else:
-            inner = sum(matmul_flops(j) for j in _subjaxprs(eqn))
-            total += inner * (eqn.params["length"] if name == "scan" else 1)
-    return total
 
 
 def main(argv):

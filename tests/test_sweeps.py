@@ -163,6 +163,9 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
 
     table = (tmp_path / "summary.md").read_text()
     assert "| score-dot | 2 |" in table and "| score-additive | 2 |" in table
+    # Issue 39: the phases summed over the two cohorts, each counted once.
+    assert "## Where the time went" in table and "over 2 of 2 cohort(s)" in table
+    assert "| training |" in table and "| train_compile |" in table
     rows = (tmp_path / "summary.csv").read_text().splitlines()
     assert len(rows) == 5 and rows[0].startswith("member,setting,seed")
     for plot in ("seq_acc_by_length.png", "learning_curves.png", "token_acc_by_position.png"):
@@ -245,7 +248,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "hard_vs_soft": (130, 26), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
-                "pointer_generator": (25, 5), "multi30k_recipe": (12, 6)}
+                "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
+                "default_recipe": (30, 2), "benchmark": (1, 1)}
     tools = {"step_speed"}  # times a train step (tests/test_step_speed.py): no sweep
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)

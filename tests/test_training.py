@@ -11,7 +11,7 @@ import pytest
 from attention_research.checkpoints import CheckpointError
 from attention_research.config_checks import ConfigError, validate
 from attention_research.training.loop import train
-from attention_research.workdir import ConfigMismatchError
+from attention_research.workdir import TIMING_FIELDS, ConfigMismatchError
 
 
 class Interrupted(Exception):
@@ -27,7 +27,7 @@ def _interrupt_at(stop_step):
 
 def _without_times(records):
     """Metric lines minus the wall-clock fields, which differ between any two runs."""
-    return [{k: v for k, v in r.items() if k not in ("time_s", "train/tokens_per_s")}
+    return [{k: v for k, v in r.items() if k not in TIMING_FIELDS}
             for r in records]
 
 

@@ -160,10 +160,16 @@ class SymbolTask:
         Drawn from its own seed, so it is the same for every run, member and resume.
         """
         lengths = np.repeat(np.arange(min_length, max_length + 1), examples_per_length)
-        symbols = cls.draw_symbols(jax.random.PRNGKey(seed), (len(lengths), max_length),
-                                   num_symbols)
+
+        def draw(lengths):
+            symbols = cls.draw_symbols(jax.random.PRNGKey(seed), (len(lengths), max_length),
+                                       num_symbols)
+            return cls.make_batch(symbols, lengths)
+
+        # One program, not some twenty eager ones (about 1.5 s of a cold start, issue
+        # 39); integer arithmetic, so the set is the same bit for bit either way.
         return jax.tree_util.tree_map(np.asarray,
-                                      cls.make_batch(symbols, jnp.asarray(lengths, jnp.int32)))
+                                      jax.jit(draw)(jnp.asarray(lengths, jnp.int32)))
 
     def sample_batch(self, key) -> Batch:
         """One training batch, drawn on the device inside the train step."""
@@ -247,11 +253,9 @@ class SymbolTask:
             return stats, examples
 
         compiled = over_members(evaluate_member, placement, shared=2)
-        # Built once: the last chunk wraps to the set's start; its repeats are trimmed.
         starts = range(0, num_examples, chunk)
         take = lambda x, start: x[np.arange(start, start + chunk) % num_examples]
-        chunks = [_trim(jax.tree_util.tree_map(lambda x: take(x, start), self.eval_set))
-                  for start in starts]
+        chunks = self.held_out_chunks()
         # Every chunk returns the rows at heatmaps % chunk; each example is kept from
         # the chunk that holds it, heatmaps // chunk.
         holder, rows = heatmaps // chunk, heatmaps % chunk
@@ -270,9 +274,7 @@ class SymbolTask:
 
         # The seen lengths alone (train.curve_eval_every): the first of the sorted set.
         seen = int(np.sum(self.eval_lengths <= self.config.task.train_max_length))
-        seen_chunks = [_trim(jax.tree_util.tree_map(
-            lambda x: x[np.arange(start, start + chunk) % seen], self.eval_set))
-            for start in range(0, seen, chunk)]
+        seen_chunks = self.held_out_chunks(seen)
 
         def evaluate_seen(params) -> list[dict]:
             parts = [jax.device_get(compiled(params, batch, rows)[0]) for batch in seen_chunks]
@@ -311,6 +313,16 @@ class SymbolTask:
                     "exact": member_stats["exact"]})
             return results
         return evaluate
+
+    def held_out_chunks(self, count: int | None = None) -> list[Batch]:
+        """The held-out set (or its first ``count`` examples) in chunks of
+        ``task.eval_batch_size``, each cut to its own width (``_trim``); built once. The
+        last chunk wraps to the start; its repeats are trimmed from the results."""
+        count = len(self.eval_lengths) if count is None else count
+        chunk = min(self.config.task.eval_batch_size, len(self.eval_lengths))
+        return [_trim(jax.tree_util.tree_map(
+            lambda x: x[np.arange(start, start + chunk) % count], self.eval_set))
+            for start in range(0, count, chunk)]
 
     def _make_analysis(self, model, placement, over_chunks, probes):
         """``analyse(stacked params)`` -> per member (metrics, heat-map maps): the implicit
@@ -366,7 +378,7 @@ class SymbolTask:
         """[H, T]: the true alignment of the heat-map examples (fixed: computed once)."""
         shown = jax.tree_util.tree_map(lambda x: x[np.asarray(self.heatmap_indices, int)],
                                        self.eval_set)
-        return np.asarray(self.alignment_targets(shown))
+        return np.asarray(jax.jit(self.alignment_targets)(shown))  # one program, not ten
 
     def _heatmap_examples(self, result) -> list[dict]:
         """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
@@ -430,11 +442,15 @@ class SymbolTask:
                                     f"{run.title} — {self.name}, step {step}")
 
 
-# Chunk widths are rounded up to a multiple of the set's width / WIDTH_STEPS: at most
-# this many compiled evaluation programs however many chunks. On this project's CPU
-# one evaluation to length 200 took 167 s at the set's width, 50 s at each chunk's
-# own (13 programs, 165 s to compile), 90 s in 4 width steps (78 s to compile).
+# Chunk widths are rounded up to a multiple of the set's width / WIDTH_STEPS, and of
+# at least MIN_WIDTH_STEP positions: at most this many compiled evaluation programs
+# however many chunks. On this project's CPU one evaluation to length 200 took 167 s at
+# the set's width, 50 s at each chunk's own (13 programs, 165 s to compile), 90 s in 4
+# width steps (78 s to compile). Each program costs about 2 s to compile, so a short
+# set is not cut finer than MIN_WIDTH_STEP: the default (lengths to 50) compiles two
+# (widths 32 and 50), not four (issue 39).
 WIDTH_STEPS = 8
+MIN_WIDTH_STEP = 32
 
 
 def _trim(batch: Batch) -> Batch:
@@ -443,7 +459,7 @@ def _trim(batch: Batch) -> Batch:
     their EOS column."""
     full = batch.source.shape[1]
     extra = batch.targets.shape[1] - full  # a target is its source's symbols and EOS
-    quantum = -(-full // WIDTH_STEPS)
+    quantum = max(-(-full // WIDTH_STEPS), MIN_WIDTH_STEP)
     longest = max(int(np.max(np.sum(batch.source != PAD, axis=1))), 1)
     width = min(-(-longest // quantum) * quantum, full)
     assert np.all(np.sum(batch.targets != PAD, axis=1) <= width + extra)

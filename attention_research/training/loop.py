@@ -38,7 +38,7 @@ from attention_research.checkpoints import Checkpoints
 from attention_research.config_checks import validate
 from attention_research.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
-from attention_research.training import health, memory, preemption
+from attention_research.training import flops, health, memory, preemption, timing
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
@@ -70,6 +70,12 @@ class Cohort:
         self.configs = configs
         self.config = config = configs[0]  # every member shares the structure
         self.start_time = start_time
+        # Every second from start_time on is charged to one phase (timing.py).
+        self.stopwatch = timing.Stopwatch(start_time)
+        self.resumed_at_step = 0
+        self.train_calls = 0  # made by this process
+        self.matmul_flops_per_call = None  # counted when the train call is compiled
+        self.xla_flops_per_call = None
         self.workdirs = [WorkDir(path) for path in workdirs]
         # This process writes (process 0). Fixed here: a failed member's directory
         # stops taking writes, the cohort's progress output does not.
@@ -158,6 +164,7 @@ class Cohort:
         if step:  # the optimiser's rates are the config's: they may change on resume
             state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None
+        self.resumed_at_step = step
         log_step = self.log_step(step)
         # Every member before any log is cut; a member that failed before the checkpoint
         # stopped logging when it failed, so only the healthy ones must reach it.
@@ -205,16 +212,45 @@ class Cohort:
         return ((batch,) for batch in self.task.host_batches(first_call, self.placement))
 
     def compile_train_call(self, state, inputs, progress: bool):
-        """The train call compiled ahead of time, so its cost is reported apart."""
-        if self.task.sample_batch is None:
-            return self.train_call  # host batches vary in width: jit compiles each width
-        compile_start = time.time()
-        compiled = self.train_call.lower(state, *inputs).compile()
-        memory.check_compiled(compiled, len(self.configs))  # before it first runs
-        if self.is_writer and progress:  # through tqdm, not across its progress bar
+        """The train call compiled ahead of time for these inputs' shapes (host batches
+        vary in width: one program per width), its cost charged to ``train_compile``
+        and its matrix FLOPs counted from the same trace (flops.py)."""
+        with self.stopwatch.phase("train_compile"):
+            compile_start = time.time()
+            traced = self.train_call.trace(state, *inputs)
+            compiled = traced.lower().compile()
+            memory.check_compiled(compiled, len(self.configs))  # before it first runs
+            if self.matmul_flops_per_call is None:  # host batches: the first width's
+                self.matmul_flops_per_call = flops.matmul_flops(traced.jaxpr)
+                self.xla_flops_per_call = flops.xla_flops(compiled)
+        if self.is_writer and progress and self.task.sample_batch is not None:
             tqdm.write(f"compiled the train step of {len(self.configs)} member(s) in "
-                       f"{time.time() - compile_start:.1f} s")
+                       f"{time.time() - compile_start:.1f} s")  # through tqdm, not across its bar
         return compiled
+
+    def throughput(self) -> dict:
+        """Achieved matrix FLOP/s in this process's training phase, per device and per
+        member, beside the device's peak (flops.py). Host batches vary in width: their
+        count is the first width's, so it is marked approximate."""
+        seconds = self.stopwatch.report()["phases_s"]["training"]
+        if not self.matmul_flops_per_call or not self.train_calls or seconds <= 0:
+            return {}
+        members, devices = len(self.configs), jax.device_count()
+        steps = self.config.train.steps_per_call
+        achieved = self.matmul_flops_per_call * self.train_calls / seconds
+        result = {"matmul_gflop_per_member_step":
+                      self.matmul_flops_per_call / members / steps / 1e9,
+                  "xla_cost_analysis_gflop_per_call": (
+                      None if self.xla_flops_per_call is None else self.xla_flops_per_call / 1e9),
+                  "gflop_per_s_per_device": achieved / devices / 1e9,
+                  "gflop_per_s_per_member": achieved / members / 1e9,
+                  "counted": ("exact" if self.task.sample_batch is not None
+                              else "approximate: the first batch width's FLOPs per step")}
+        peak = flops.device_peak()
+        if peak is not None:
+            result.update(peak_gflop_per_s_per_device=peak[0] / 1e9, peak_source=peak[1],
+                          fraction_of_peak=achieved / devices / peak[0])
+        return result
 
     def log_train(self, step, pending, since):
         """Average the pending train-call sums, check health, log per healthy member.
@@ -231,7 +267,12 @@ class Cohort:
                                       *[{k: p[k] for k in ("loss", "correct", "tokens",
                                                            "grad_norm")} for p in pending])
         steps = len(pending) * self.config.train.steps_per_call
-        tokens_per_s = float(np.sum(sums["tokens"])) / (time.time() - since)
+        seconds = time.time() - since
+        tokens_per_s = float(np.sum(sums["tokens"])) / seconds
+        # Achieved matrix FLOP/s of the cohort per device (flops.py; host batches: the
+        # first batch width's count).
+        gflop_per_s = (self.matmul_flops_per_call * len(pending) / seconds
+                       / jax.device_count() / 1e9) if self.matmul_flops_per_call else None
         first_row = None
         for member, workdir in enumerate(self.workdirs):
             if not self.healthy(member):
@@ -239,7 +280,9 @@ class Cohort:
             row = {"train/loss": sums["loss"][member] / steps,
                    "train/token_acc": sums["correct"][member] / sums["tokens"][member],
                    "train/grad_norm": sums["grad_norm"][member] / steps,
-                   "train/tokens_per_s": tokens_per_s, "time_s": self.elapsed()}
+                   "train/tokens_per_s": tokens_per_s,
+                   **({"train/gflop_per_s": gflop_per_s} if gflop_per_s else {}),
+                   "time_s": self.elapsed()}
             workdir.log(step, member, row)
             for warning in self.monitors[member].update(step, float(row["train/loss"])):
                 if self.is_writer:
@@ -258,7 +301,12 @@ class Cohort:
     def stopped_early(self, step: int) -> bool:
         return self.selection is not None and self.selection.exhausted(step, self.healthy)
 
-    def run_eval(self, step, state, log=True):
+    def run_eval(self, step, state, log=True, kind="full"):
+        jax.block_until_ready(state.params)  # the queued train steps are training's time
+        with self.stopwatch.evaluation(step, kind):
+            return self._run_eval(step, state, log)
+
+    def _run_eval(self, step, state, log):
         results = self.evaluate(state.params)
         if log and self.selection is not None:
             self.selection.update(step, state.params, results, self.healthy)
@@ -277,8 +325,10 @@ class Cohort:
 
     def run_curve_eval(self, step, state):
         """The seen lengths alone (train.curve_eval_every), logged; no selection."""
-        for member, (workdir, result) in enumerate(
-                zip(self.workdirs, self.evaluate(state.params, seen_only=True))):
+        jax.block_until_ready(state.params)
+        with self.stopwatch.evaluation(step, "seen lengths"):
+            results = self.evaluate(state.params, seen_only=True)
+        for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
             if self.healthy(member):
                 workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
 
@@ -290,11 +340,14 @@ class Cohort:
         if final is not None:
             entry.update(final=({**final.log, **result["metrics"]}), **final.member,
                          **self.final_choice[member])
+        timed = {**self.stopwatch.report(), "throughput": self.throughput(),
+                 **({"resumed_at_step": self.resumed_at_step} if self.resumed_at_step else {})}
         return {
             "name": config.name, "description": describe(config), "task": self.task.name,
             "status": status, **({"failure": self.failures[member]} if status == "failed"
                                  else {}),
-            "steps": step, "wall_time_s": self.elapsed(), "memory": peak_memory(),
+            "steps": step, "wall_time_s": self.elapsed(), "time": timed,
+            "memory": peak_memory(),
             "code": code_version(), "software": software_versions(),
             "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
                         "kind": jax.devices()[0].device_kind,
@@ -325,9 +378,10 @@ class Cohort:
             self.final_choice = [{"averaged_steps": steps} for _ in self.configs]
         else:
             if results is None:  # a resumed finished run: evaluate again, already logged
-                results = self.run_eval(step, state, log=False)
+                results = self.run_eval(step, state, log=False, kind="final")
             return state.params, results
-        return params, self.evaluate(params)
+        with self.stopwatch.evaluation(step, "final"):
+            return params, self.evaluate(params)
 
     def finish(self, step, params, results):
         """The task's final evaluation and plots, learning curves, summary.json.
@@ -407,6 +461,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
             checkpoints.close()
             for workdir in cohort.workdirs:
                 workdir.close()
+            cohort.stopwatch.close()
     finally:
         lock.release()
 
@@ -457,10 +512,13 @@ def show_progress(bar, row):
 
 def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> list:
     train_config = cohort.config.train
+    watch = cohort.stopwatch
+    watch.switch("setup")
     state, step = cohort.resume(checkpoints)
     alive = cohort.check_health(*fetch((state.failed_step, state.failure)))
     inputs = cohort.call_inputs(step)
-    train_call = None
+    # Host batches vary in width: one compiled program per width (its shapes' key).
+    compiled, shapes_of = {}, lambda tree: tuple(x.shape for x in jax.tree_util.tree_leaves(tree))
     bar = tqdm(total=train_config.num_steps, initial=step, unit="step", dynamic_ncols=True,
                disable=not (progress and cohort.is_writer))
     try:
@@ -470,11 +528,17 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
         pending, last_log_time = [], time.time()
         while alive and step < train_config.num_steps and not cohort.stopped_early(step):
             call_inputs = next(inputs)
-            if train_call is None:
-                train_call = cohort.compile_train_call(state, call_inputs, progress)
-                if preemption.requested():  # asked while starting: nothing trained yet
+            shapes = shapes_of(call_inputs)
+            if shapes not in compiled:
+                compile_start = time.time()
+                compiled[shapes] = cohort.compile_train_call(state, call_inputs, progress)
+                if preemption.requested() and not cohort.train_calls:  # asked while starting
                     raise preemption.Preempted(preemption.requested(), step)
-            state, metrics = train_call(state, *call_inputs)
+                if not cohort.train_calls:
+                    watch.switch("training")
+                last_log_time += time.time() - compile_start  # not training throughput
+            state, metrics = compiled[shapes](state, *call_inputs)
+            cohort.train_calls += 1
             pending.append(metrics)
             step += train_config.steps_per_call
             bar.update(train_config.steps_per_call)
@@ -483,7 +547,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             # Health is read with the logged sums; evaluations and checkpoints read it
             # too (they wait for the device anyway), so none of them uses a failed state.
             if at(train_config.log_every):
-                checkpoints.check()  # a failed save stops training here
+                with watch.phase("checkpoints"):
+                    checkpoints.check()  # a failed save stops training here
                 alive, row = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
                 show_progress(bar, row)
@@ -507,7 +572,9 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             # Stopping early saves where it stops, so a resumed run stays stopped.
             stop = cohort.stopped_early(step)
             if at(train_config.checkpoint_every) or stop:
-                checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
+                jax.block_until_ready(state.params)  # the queued steps are training's
+                with watch.phase("checkpoints"):
+                    checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
@@ -517,13 +584,15 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 bar.write(f"step {step}: no member has improved "
                           f"{train_config.best_metric} for {train_config.patience} "
                           "evaluations; stopping early")
-        checkpoints.check()  # the last save, too, must have succeeded
+        with watch.phase("checkpoints"):
+            checkpoints.check()  # the last save, too, must have succeeded
     finally:
         bar.close()  # before an error is printed, so it is not drawn over
     if not alive:  # every member failed: nothing to evaluate
         return cohort.failed_summaries()
     if preemption.requested():  # before the final evaluation; its checkpoint is saved
         raise preemption.Preempted(preemption.requested(), step)
+    watch.switch("final")
     params, results = cohort.final_parameters(step, state, checkpoints, results)
     return cohort.finish(step, params, results)
 

@@ -28,7 +28,7 @@ import jax
 from attention_research import sweeps
 from attention_research.errors import ConfigError
 from attention_research.tasks import get_task
-from attention_research.training import preemption
+from attention_research.training import preemption, timing
 from attention_research.training.loop import train_cohort
 from attention_research.workdir import ConfigMismatchError, WorkDir, read_json, write_atomically
 
@@ -119,6 +119,33 @@ def training_seconds(members, summaries, max_cohort_members: int) -> float:
     return sum(max(by_index[m.index]["wall_time_s"] for m in group) for group in groups)
 
 
+def time_section(members, summaries, max_cohort_members: int) -> str:
+    """The report's "Where the time went": each phase (training/timing.py) summed over
+    the cohorts. A cohort's members share one timeline, so each cohort counts once (its
+    last summary written); members recorded before issue 39 have no phases."""
+    by_index = {m.index: s for m, s in zip(members, summaries)}
+    groups = sweeps.cohorts(members, max_cohort_members)
+    reports = [max((by_index[m.index].get("time") or {"total_s": -1} for m in group),
+                   key=lambda t: t["total_s"]) for group in groups]
+    reports = [r for r in reports if "phases_s" in r]
+    if not reports:
+        return ""
+    total = timing.sum_reports(reports)
+    rows = []
+    for phase, seconds in total["phases_s"].items():
+        entry = total["compilation"].get(phase, {})
+        compiled = (f"{entry['seconds']:.1f} s, {entry['programs']} program(s), "
+                    f"{entry['cache_hits']} from the cache" if entry.get("programs") else "")
+        rows.append(f"| {phase} | {seconds:.1f} | {100 * seconds / max(total['total_s'], 1e-9):.1f}% "
+                    f"| {compiled} |")
+    return "\n".join([
+        "## Where the time went", "",
+        f"Summed over {len(reports)} of {len(groups)} cohort(s) (their processes' phases, "
+        f"training/timing.py; {total['evaluations']} evaluations took "
+        f"{total['evaluation_s']:.1f} s):", "",
+        "| phase | seconds | share | of which compiling |", "|---|---|---|---|", *rows, ""])
+
+
 def _report_only(workdir, members, summaries, only, write_report, max_cohort_members,
                  progress):
     """While the sweep is unfinished, the report of the members ``only`` names, once they
@@ -130,20 +157,31 @@ def _report_only(workdir, members, summaries, only, write_report, max_cohort_mem
     folder = workdir / "only" / re.sub(r"[^A-Za-z0-9_.=-]", "_", only)
     folder.mkdir(parents=True, exist_ok=True)
     ordered = [summaries[m.index] for m in chosen]
-    write_report(folder, chosen, ordered, training_seconds(chosen, ordered, max_cohort_members))
+    write_report(folder, chosen, ordered, max_cohort_members)
     if progress:
         print(f"the report of the {len(chosen)} member(s) --only={only!r} names: "
               f"{folder / 'summary.md'}")
 
 
 def report_writer(members):
-    """The report every member's task writes; a sweep's tasks must share one."""
+    """``write(folder, members, summaries, max_cohort_members)``: the report every
+    member's task writes (a sweep's tasks must share one), then "Where the time went"
+    appended to its summary.md."""
     writers = {get_task(m.config.task.name).write_sweep_report for m in members}
     if len(writers) > 1:
         names = sorted({m.config.task.name for m in members})
         raise ConfigError(f"the tasks of one sweep must share a report; {', '.join(names)} "
                           "do not: run them as separate sweeps")
-    return writers.pop()
+    write_task_report = writers.pop()
+
+    def write(folder, members, summaries, max_cohort_members: int):
+        write_task_report(folder, members, summaries,
+                          training_seconds(members, summaries, max_cohort_members))
+        section = time_section(members, summaries, max_cohort_members)
+        report = Path(folder) / "summary.md"
+        if section and report.is_file():
+            write_atomically(report, report.read_text().rstrip("\n") + "\n\n" + section)
+    return write
 
 
 def failure_line(workdir) -> str | None:
@@ -238,6 +276,5 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         for member, summary in failed:
             print(f"  {member.name}: {summary['failure']['message']}")
     if jax.process_index() == 0:  # one writer; the work directory is shared
-        write_report(workdir, members, ordered,
-                     training_seconds(members, ordered, base_config.max_cohort_members))
+        write_report(workdir, members, ordered, base_config.max_cohort_members)
     return ordered

@@ -1,0 +1,173 @@
+"""The train step's FLOPs, and the device's peak to compare them with (issue 39).
+
+**Counting.** ``matmul_flops`` counts a program's matrix FLOPs from its jaxpr: every
+``dot_general`` is 2 × (batch dims) × (contracted dims) × (free dims), times the length
+of each enclosing ``scan``. XLA's own cost analysis of the compiled program
+(``xla_flops``, logged beside it) counts the body of a loop once however often it runs
+— an RNN's time loop and the ``train.steps_per_call`` scan are both loops — so for
+this project's train calls it undercounts by one to three orders of magnitude; it
+agrees with ``matmul_flops`` on loop-free programs (``tests/test_timing.py``).
+Element-wise work (activations, softmax, the optimiser) is left out, as in the usual
+model-FLOPs utilisation (PaLM, Chowdhery et al. 2022, App. B; MaxText's MFU).
+
+**Peak.** On a CPU, measured: the best of a few float32 matrix products of 1024³ on
+this process's cores (``measured_cpu_peak``), cached per machine in the compilation
+cache's directory. On a GPU or TPU, the published dense peak of the chip
+(``PUBLISHED_PEAKS``) at the precision XLA runs a float32 matrix product in by
+default: TF32 on NVIDIA since Ampere (FP32 when ``jax_default_matmul_precision`` is
+``highest``), one bfloat16 pass on a TPU.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from pathlib import Path
+
+
+def _subjaxprs(eqn):
+    """The jaxprs inside an equation (pjit, custom_vjp, remat, cond branches...)."""
+    for value in eqn.params.values():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            inner = getattr(item, "jaxpr", item)  # a ClosedJaxpr holds a Jaxpr
+            if hasattr(inner, "eqns"):
+                yield inner
+
+
+def matmul_flops(jaxpr) -> float:
+    """2·M·N·K summed over every dot_general, times each enclosing scan's length; a
+    ``cond`` counts its costlier branch; a ``while`` of unknown length is refused."""
+    total = 0.0
+    for eqn in getattr(jaxpr, "jaxpr", jaxpr).eqns:
+        name = eqn.primitive.name
+        if name == "dot_general":
+            (contract, _), _ = eqn.params["dimension_numbers"]
+            lhs = eqn.invars[0].aval.shape
+            contracted = 1
+            for axis in contract:
+                contracted *= lhs[axis]
+            size = 1
+            for dim in eqn.outvars[0].aval.shape:  # batch dims and both sides' free dims
+                size *= dim
+            total += 2.0 * size * contracted
+        elif name == "while":
+            raise ValueError("a while loop of unknown trip count in the step: FLOPs "
+                             "cannot be counted from the jaxpr")
+        elif name == "cond":  # the costlier branch: an upper bound
+            total += max(matmul_flops(b.jaxpr) for b in eqn.params["branches"])
+        else:
+            inner = sum(matmul_flops(j) for j in _subjaxprs(eqn))
+            total += inner * (eqn.params["length"] if name == "scan" else 1)
+    return total
+
+
+def xla_flops(compiled) -> float | None:
+    """XLA's cost analysis of a compiled program (each loop body counted once), or
+    None where the backend gives none."""
+    try:
+        analysis = compiled.cost_analysis()
+    except Exception:  # noqa: BLE001 — not every backend implements it
+        return None
+    if isinstance(analysis, (list, tuple)):  # older JAX: one dict per program
+        analysis = analysis[0] if analysis else None
+    return float(analysis["flops"]) if analysis and "flops" in analysis else None
+
+
+# Dense peak TFLOP/s per chip, from the vendors' data sheets, for the precision a
+# float32 matrix product runs in by default: (substring of device_kind, TF32 or one
+# bf16 pass, full FP32). NVIDIA's SXM figures without sparsity; TPUs per chip.
+PUBLISHED_PEAKS = (
+    ("H200", 494.7, 66.9),       # NVIDIA H200 SXM data sheet (H100 SXM's tensor cores)
+    ("H100 PCIe", 378.0, 51.2),  # NVIDIA H100 PCIe data sheet
+    ("H100", 494.7, 66.9),       # NVIDIA H100 SXM data sheet
+    ("A100", 156.0, 19.5),       # NVIDIA A100 data sheet
+    ("L4", 60.0, 30.3),          # NVIDIA L4 data sheet
+    ("A10G", 35.0, 31.2),        # NVIDIA A10G (AWS) data sheet
+    ("V100", 15.7, 15.7),        # Volta: no TF32; FP32 on CUDA cores
+    ("T4", 8.1, 8.1),            # Turing: no TF32
+    ("TPU v6", 918.0, None),     # Trillium (v6e), bf16
+    ("TPU v5p", 459.0, None),
+    ("TPU v5", 197.0, None),     # v5e ("TPU v5 lite"), bf16
+    ("TPU v4", 275.0, None),
+    ("TPU v3", 123.0, None),
+)
+
+
+def published_peak(device_kind: str, highest_precision: bool) -> tuple[float, str] | None:
+    """(peak FLOP/s, where it comes from) for a known GPU or TPU, else None."""
+    for name, default, full in PUBLISHED_PEAKS:
+        if name.lower() in device_kind.lower():
+            if highest_precision and full is not None:
+                return full * 1e12, f"published dense FP32 peak of {name}"
+            precision = "bfloat16" if name.startswith("TPU") else "TF32"
+            return default * 1e12, f"published dense {precision} peak of {name}"
+    return None
+
+
+def _peak_cache() -> Path | None:
+    from attention_research import compilation_cache
+    directory = compilation_cache.default_directory()
+    if directory.strip().lower() in compilation_cache.OFF:
+        return None
+    return Path(directory) / "peak_flops.json"  # JAX's cache reads only its *-cache files
+
+
+def measured_cpu_peak(size: int = 1024, repeats: int = 5) -> tuple[float, str]:
+    """The best float32 matrix-product FLOP/s of ``repeats`` products of ``size``³ on
+    the cores this process may use; cached per CPU model, core count and JAX version
+    in the compilation cache's directory, so only a machine's first run pays (about 0.3 s)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    key = f"{_cpu_model()}|{cores} cores|jax {jax.__version__}|{size}"
+    cache = _peak_cache()
+    try:
+        cached = json.loads(cache.read_text()) if cache and cache.is_file() else {}
+    except (OSError, ValueError):
+        cached = {}  # a damaged cache file is measured again, and rewritten
+    if key in cached:
+        return cached[key], f"measured float32 matrix product {size}³ ({cores} cores)"
+    a = jnp.asarray(np.random.default_rng(0).standard_normal((size, size)), jnp.float32)
+    product = jax.jit(lambda x: x @ x)
+    product(a).block_until_ready()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        product(a).block_until_ready()
+        best = min(best, time.perf_counter() - start)
+    peak = 2.0 * size ** 3 / best
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps({**cached, key: peak}, indent=1))
+        except OSError:
+            pass  # an unwritable cache: measured again next time
+    return peak, f"measured float32 matrix product {size}³ ({cores} cores)"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine()
+
+
+@functools.lru_cache(maxsize=None)
+def device_peak() -> tuple[float, str] | None:
+    """The peak FLOP/s of one of this process's devices, and its source; None for an
+    accelerator not in ``PUBLISHED_PEAKS``."""
+    import jax
+    device = jax.devices()[0]
+    if device.platform == "cpu":
+        return measured_cpu_peak()
+    highest = str(jax.config.jax_default_matmul_precision or "").lower() in (
+        "highest", "float32", "fp32")
+    return published_peak(device.device_kind, highest)
