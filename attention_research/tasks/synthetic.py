@@ -122,8 +122,9 @@ class SymbolTask:
         self.config = config
         task = config.task
         self.vocab_size = task.num_symbols + NUM_SPECIAL
-        self.eval_set = self.make_eval_set(task.num_symbols, 1, task.eval_max_length,
-                                           task.eval_examples_per_length, task.eval_seed)
+        self.eval_set, self.eval_alignment = self.make_eval_set(
+            task.num_symbols, 1, task.eval_max_length, task.eval_examples_per_length,
+            task.eval_seed, with_alignment=True)
         self.eval_lengths = np.asarray(self.eval_set.source_lengths)
         self.ranges = self.length_ranges(config)
         self.heatmap_indices = evaluation.heatmap_indices(
@@ -154,8 +155,9 @@ class SymbolTask:
 
     @classmethod
     def make_eval_set(cls, num_symbols: int, min_length: int, max_length: int,
-                      examples_per_length: int, seed: int) -> Batch:
-        """The fixed held-out set: ``examples_per_length`` examples of every length.
+                      examples_per_length: int, seed: int, with_alignment: bool = False):
+        """The fixed held-out set: ``examples_per_length`` examples of every length
+        (and, ``with_alignment``, its true alignment [N, T], ``alignment_targets``).
 
         Drawn from its own seed, so it is the same for every run, member and resume.
         """
@@ -164,12 +166,14 @@ class SymbolTask:
         def draw(lengths):
             symbols = cls.draw_symbols(jax.random.PRNGKey(seed), (len(lengths), max_length),
                                        num_symbols)
-            return cls.make_batch(symbols, lengths)
+            batch = cls.make_batch(symbols, lengths)
+            return batch, cls.alignment_targets(batch)
 
-        # One program, not some twenty eager ones (about 1.5 s of a cold start, issue
+        # One program, not some thirty eager ones (about 2 s of a cold start, issue
         # 39); integer arithmetic, so the set is the same bit for bit either way.
-        return jax.tree_util.tree_map(np.asarray,
-                                      jax.jit(draw)(jnp.asarray(lengths, jnp.int32)))
+        batch, alignment = jax.tree_util.tree_map(
+            np.asarray, jax.jit(draw)(lengths.astype(np.int32)))
+        return (batch, alignment) if with_alignment else batch
 
     def sample_batch(self, key) -> Batch:
         """One training batch, drawn on the device inside the train step."""
@@ -376,9 +380,7 @@ class SymbolTask:
     @functools.cached_property
     def _heatmap_reference(self) -> np.ndarray:
         """[H, T]: the true alignment of the heat-map examples (fixed: computed once)."""
-        shown = jax.tree_util.tree_map(lambda x: x[np.asarray(self.heatmap_indices, int)],
-                                       self.eval_set)
-        return np.asarray(jax.jit(self.alignment_targets)(shown))  # one program, not ten
+        return self.eval_alignment[np.asarray(self.heatmap_indices, int)]
 
     def _heatmap_examples(self, result) -> list[dict]:
         """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
