@@ -262,8 +262,10 @@ def with_replication(module, own: list[Finding], folder: Path,
     revised = getattr(module, "DECIDED_BY_FRESH_SEEDS", {})
     differing = config_differences(original, folder) if original and folder.is_dir() else []
     fresh = replicate_findings(module, folder) if covered and not differing else {}
-    seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}"
     chosen = getattr(module, "REVISED_SEEDS", REPLICATION_SEEDS)  # the revised rule's
+    seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}" + (
+        f" ({chosen[0]}–{chosen[-1]} for the arms the revised rule reads)"
+        if tuple(chosen) != tuple(REPLICATION_SEEDS) else "")
     out = []
     for finding in own:
         if finding.key in revised:
@@ -346,10 +348,15 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
                 f"the row is inconclusive until then")
         return dataclasses.replace(finding, verdict="inconclusive", replication=text,
                                    replicated="pending (revised)")
+    # The row shows what decided it: the fresh seeds' numbers and the revised rule; the
+    # first seeds' reading by the registered rule moves to the replication line (an
+    # audit found the row showing the old statistic beside the new verdict).
     text = (f"decided on {seeds} by the revised rule, written before they ran "
-            f"({again.verdict}): {again.ours}; {voided}")
-    return dataclasses.replace(finding, verdict=again.verdict, replication=text,
-                               replicated="revised rule")
+            f"({again.verdict}); {voided}. The first seeds, by the registered rule "
+            f"({finding.why}): {finding.ours}")
+    return dataclasses.replace(finding, verdict=again.verdict, ours=again.ours,
+                               why=f"{again.why} (the revised rule, written before {seeds} "
+                                   "ran)", replication=text, replicated="revised rule")
 
 
 def _tally(found) -> str:

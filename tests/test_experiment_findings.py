@@ -235,10 +235,17 @@ def test_press_and_shaw_are_decided_on_fresh_seeds_by_the_revised_rule(
         assert found[key].replicated == expected
         assert "revised rule" in found[key].replication
     if fresh_alibi is not None:
-        assert "unseen positions of sources 21-40" in found[keys[0]].replication
-        assert "sinusoidal" in found[keys[1]].replication  # relative faces a baseline too
-        assert "unclipped" in found[keys[1]].replication  # and its own unclipped model
-        assert "without EOS" in found[keys[1]].replication
+        # The row shows what decided it (an audit: not the first seeds' statistic beside
+        # the fresh verdict): the fresh seeds' numbers and the revised rule; the first
+        # seeds' reading by the registered rule moves to the replication line.
+        assert "unseen positions of sources 21-40" in found[keys[0]].ours
+        assert "sinusoidal" in found[keys[1]].ours  # relative faces a baseline too
+        assert "unclipped" in found[keys[1]].ours  # and its own unclipped model
+        assert "without EOS" in found[keys[1]].ours
+        assert "leave-one-seed-out" in found[keys[1]].ours and "NoPE" in found[keys[0]].ours
+        for key in keys:
+            assert found[key].why.startswith(lg.REVISED_POSITION_RULE)
+            assert "The first seeds, by the registered rule" in found[key].replication
 
 
 def test_the_revised_statistic_reads_the_unseen_positions_alone():

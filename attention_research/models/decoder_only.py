@@ -5,7 +5,8 @@ Why a third family: in the encoder-decoder a position scheme that lives in the d
 (ALiBi, NoPE) shares the model with a sinusoidal encoder, and the encoder decides what
 happens past the trained lengths (issue 35). Press, Smith & Lewis 2022 (ALiBi), Haviv et
 al. 2022 and Kazemnejad et al. 2023 (NoPE) test decoder-only language models; here every
-scheme of ``transformer.POSITIONS`` is the only position signal of every layer.
+scheme of ``transformer.POSITIONS`` is the only explicit position signal of every layer
+(the causal mask carries order implicitly: Haviv et al. 2022).
 
 The sequence. Sources are left-aligned so that every one ends at column S − 1 (S: the
 batch's source width) and the target starts at column S for every row: the BOS that
