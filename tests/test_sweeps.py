@@ -250,7 +250,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
                 "default_recipe": (30, 2), "benchmark": (1, 1)}
-    tools = {"step_speed"}  # times a train step (tests/test_step_speed.py): no sweep
+    tools = {"step_speed", "eval_speed"}  # time a train step, an evaluation: no sweep
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)
     for name, (num_members, num_cohorts) in expected.items():
