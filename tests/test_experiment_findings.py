@@ -709,3 +709,19 @@ def test_the_pointer_generator_gate_is_described_not_decided(tmp_path, copyable,
     finding, = pg.findings(tmp_path)
     assert "copyable tokens" in finding.ours and "novel ones" in finding.ours
     assert "written before the run" in finding.why
+
+
+@pytest.mark.parametrize("rope, expected", [
+    ([0.93, 0.92, 0.94, 0.93, 0.92], "holds"),  # below on both tasks, clearly
+    ([0.99, 0.98, 1.00, 0.99, 0.99], "does not hold"),  # shown within 0.02 of sinusoidal
+    # Below by as much as the first run, but too noisy to separate: a failure to confirm,
+    # not contrary evidence (the audit of the replication).
+    ([0.80, 0.99, 0.85, 0.97, 0.90], "inconclusive"),
+])
+def test_rope_does_not_hold_only_when_shown_not_worse(tmp_path, rope, expected):
+    lg = EXPERIMENTS["length_generalization"]
+    rows = [{"setting": lg._setting(lg._transformer(positions), task), "seed": seed,
+             "status": "finished", "seq_acc/len1-20": value, "seq_acc/len21-80": 0.01}
+            for positions, values in (("rope", rope), ("sinusoidal", [0.99] * 5))
+            for task in lg.TASKS for seed, value in zip(lg.SEEDS, values)]
+    assert lg._rope(findings, rows, tmp_path).verdict == expected
