@@ -130,6 +130,10 @@ def test_a_runs_summary_says_where_its_time_went(tiny, tmp_path):
     steps = tiny().train
     assert [e["step"] for e in timed["evaluations"] if e["kind"] == "full"] == list(
         range(steps.eval_every, steps.num_steps + 1, steps.eval_every))
+    # The evaluation programs compiled in a background thread beside the first train
+    # calls; the evaluations themselves compiled nothing.
+    assert timed["compilation"]["background"]["programs"] >= 1
+    assert "evaluation" not in timed["compilation"]
     throughput = timed["throughput"]
     assert throughput["matmul_gflop_per_member_step"] > 0
     assert 0 < throughput["fraction_of_peak"] < 1

@@ -316,6 +316,19 @@ class SymbolTask:
                     "examples": {k: v[member] for k, v in examples.items()},
                     "exact": member_stats["exact"]})
             return results
+
+        def precompile(params):
+            """Compile the evaluation programs (one per chunk width) for ``params``'
+            shapes without running them: the training loop does it in a background thread
+            while the first train calls run (issue 39), and the evaluations then find them
+            compiled (JAX reuses an ahead-of-time compilation for the same call)."""
+            widths = {}
+            for batch in chunks + seen_chunks:
+                widths.setdefault(batch.source.shape, batch)
+            for batch in widths.values():
+                compiled.lower(params, batch, rows).compile()
+
+        evaluate.precompile = precompile
         return evaluate
 
     def held_out_chunks(self, count: int | None = None) -> list[Batch]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import json
 import resource
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -76,6 +77,7 @@ class Cohort:
         self.train_calls = 0  # made by this process
         self.matmul_flops_per_call = None  # counted when the train call is compiled
         self.xla_flops_per_call = None
+        self.precompiling = None  # the thread compiling the evaluation (precompile_evaluation)
         self.workdirs = [WorkDir(path) for path in workdirs]
         # This process writes (process 0). Fixed here: a failed member's directory
         # stops taking writes, the cohort's progress output does not.
@@ -301,9 +303,31 @@ class Cohort:
     def stopped_early(self, step: int) -> bool:
         return self.selection is not None and self.selection.exhausted(step, self.healthy)
 
+    def precompile_evaluation(self, params):
+        """Compile the evaluation programs in a background thread while training runs
+        (issue 39: a cold run's first evaluation stalled training 5-8 s to compile them).
+        On this CPU a small model's train step keeps one core busy, so the other
+        compiles; nothing is run, so no evaluation memory is taken beside training's.
+        A task without ``evaluate.precompile`` compiles at its first evaluation."""
+        precompile = getattr(self.evaluate, "precompile", None)
+        if precompile is None or self.precompiling is not None:
+            return
+        def work():
+            try:
+                precompile(params)
+            except Exception:  # noqa: BLE001 — the evaluation compiles (and reports) itself
+                pass
+        self.precompiling = threading.Thread(target=work, name="precompile", daemon=True)
+        self.precompiling.start()
+
+    def wait_for_precompile(self):
+        if self.precompiling is not None:
+            self.precompiling.join()
+
     def run_eval(self, step, state, log=True, kind="full"):
         jax.block_until_ready(state.params)  # the queued train steps are training's time
         with self.stopwatch.evaluation(step, kind):
+            self.wait_for_precompile()  # the evaluation's time: training waits for it
             return self._run_eval(step, state, log)
 
     def _run_eval(self, step, state, log):
@@ -327,6 +351,7 @@ class Cohort:
         """The seen lengths alone (train.curve_eval_every), logged; no selection."""
         jax.block_until_ready(state.params)
         with self.stopwatch.evaluation(step, "seen lengths"):
+            self.wait_for_precompile()
             results = self.evaluate(state.params, seen_only=True)
         for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
             if self.healthy(member):
@@ -381,6 +406,7 @@ class Cohort:
                 results = self.run_eval(step, state, log=False, kind="final")
             return state.params, results
         with self.stopwatch.evaluation(step, "final"):
+            self.wait_for_precompile()
             return params, self.evaluate(params)
 
     def finish(self, step, params, results):
@@ -538,6 +564,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                     watch.switch("training")
                 last_log_time += time.time() - compile_start  # not training throughput
             state, metrics = compiled[shapes](state, *call_inputs)
+            if not cohort.train_calls:  # the device is busy: compile evaluation beside it
+                cohort.precompile_evaluation(state.params)
             cohort.train_calls += 1
             pending.append(metrics)
             step += train_config.steps_per_call

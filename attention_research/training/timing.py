@@ -17,6 +17,10 @@ the persistent cache counts as compiled, with its load time), programs compiled 
 cache hits. That a first evaluation stalls for seconds because it compiles, and not
 because it computes, is read off one run's ``summary.json`` this way.
 
+Compilation in another thread (the evaluation programs, compiled in the background while
+the first train calls run: ``loop.py``) is counted under ``background``: it overlaps the
+phases, so it adds no wall time to any of them.
+
 A run resumed from a checkpoint reports the phases of this process only
 (``time.resumed_at_step`` says from where); ``wall_time_s`` stays the run's total.
 """
@@ -24,6 +28,7 @@ A run resumed from a checkpoint reports the phases of this process only
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 
 PHASES = ("startup", "setup", "train_compile", "training", "evaluation", "checkpoints",
@@ -40,6 +45,7 @@ CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
 # Per phase: seconds in all (tracing_s tracing and lowering to StableHLO, backend_s
 # XLA compiling or loading from the cache), programs compiled or loaded, cache hits.
 COMPILATION_FIELDS = ("seconds", "tracing_s", "backend_s", "programs", "cache_hits")
+BACKGROUND = "background"  # compilation in other threads, overlapping the phases
 
 _active: list["Stopwatch"] = []  # the stopwatch JAX's events are charged to
 _listening = False
@@ -73,7 +79,9 @@ class Stopwatch:
         _listen()
         self.start = start_time
         self.seconds = dict.fromkeys(PHASES, 0.0)
-        self.compilation = {p: dict.fromkeys(COMPILATION_FIELDS, 0) for p in PHASES}
+        self.compilation = {p: dict.fromkeys(COMPILATION_FIELDS, 0)
+                            for p in (*PHASES, BACKGROUND)}
+        self.thread = threading.get_ident()  # the thread whose time the phases are
         self.current, self.since = phase, start_time
         self.evaluations: list[dict] = []  # one row per evaluation (see ``evaluation``)
         _active.append(self)
@@ -113,14 +121,17 @@ class Stopwatch:
             "step": int(step), "kind": kind, "seconds": round(time.time() - start, 3),
             "compile_s": round(self.compilation[phase]["seconds"] - compiled, 3)})
 
+    def _bucket(self) -> str:
+        return self.current if threading.get_ident() == self.thread else BACKGROUND
+
     def add_compilation(self, seconds: float, backend: bool):
-        entry = self.compilation[self.current]
+        entry = self.compilation[self._bucket()]
         entry["seconds"] += seconds
         entry["backend_s" if backend else "tracing_s"] += seconds
         entry["programs"] += int(backend)
 
     def add_cache_hit(self):
-        self.compilation[self.current]["cache_hits"] += 1
+        self.compilation[self._bucket()]["cache_hits"] += 1
 
     def report(self) -> dict:
         """Seconds per phase (the current one up to now), their sum, compilation per
@@ -168,4 +179,9 @@ def describe(report: dict) -> str:
                      + (f", {entry['cache_hits']} from the cache" if entry["cache_hits"]
                         else ""))
         lines.append(line)
+    entry = report["compilation"].get(BACKGROUND)
+    if entry and entry["seconds"] >= 0.05:
+        lines.append(f"  {BACKGROUND:<14}compiling {entry['seconds']:.1f} s beside training, "
+                     f"{entry['programs']} program(s)"
+                     + (f", {entry['cache_hits']} from the cache" if entry["cache_hits"] else ""))
     return "\n".join(lines)
