@@ -5,6 +5,8 @@ cost, and the train step's FLOP/s against the device's peak (issue 39).
     python experiments/benchmark.py --config=configs/additive.py
     python experiments/benchmark.py --config=configs/transformer.py --members=8
     python experiments/benchmark.py --config=configs/additive.py --cache=cold,warm,warm
+    python experiments/benchmark.py --config=configs/additive.py \
+        --set=train.num_steps=1000 --set=train.learning_rate=0.01
 
 Each entry of ``--cache`` is one run of ``launch.py`` in a new work directory and a new
 process, as a user would start it: ``cold`` with an empty compilation cache (a new
@@ -67,15 +69,17 @@ def _summaries(workdir: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(workdir.glob("members/*/summary.json"))]
 
 
-def run_once(config: str, members: int, cache: Path, workdir: Path, code: Path) -> dict:
-    """One launch.py process; its outside wall time and what its summaries say."""
+def run_once(config: str, members: int, cache: Path, workdir: Path, code: Path,
+             overrides=()) -> dict:
+    """One launch.py process; its outside wall time and what its summaries say.
+    ``overrides``: ``field=value`` pairs, passed as ``--config.field=value``."""
     name = Path(config).stem
     spec = config if members == 1 else f"experiments/benchmark.py:config={name},members={members}"
     env = {**os.environ, "ATTENTION_RESEARCH_COMPILATION_CACHE": str(cache)}
     start = time.time()
     done = subprocess.run([sys.executable, "launch.py", f"--config={spec}",
-                           f"--workdir={workdir}"], cwd=code, env=env, capture_output=True,
-                          text=True)
+                           f"--workdir={workdir}", *(f"--config.{o}" for o in overrides)],
+                          cwd=code, env=env, capture_output=True, text=True)
     wall = time.time() - start
     if done.returncode:
         raise SystemExit(f"error: the run failed:\n{done.stderr[-3000:]}")
@@ -84,7 +88,8 @@ def run_once(config: str, members: int, cache: Path, workdir: Path, code: Path) 
     solved = [m.get("time_to_seq_acc_0.99_s") for s in summaries for m in s["members"]]
     compiled = re.findall(r"compiled the train step of \d+ member\(s\) in ([\d.]+) s",
                           done.stdout + done.stderr)
-    return {"config": config, "members": members, "process_wall_s": round(wall, 2),
+    return {"config": config, "members": members, "overrides": list(overrides),
+            "process_wall_s": round(wall, 2),
             "train_step_compile_s": float(compiled[0]) if compiled else None,
             "run_wall_s": round(last["wall_time_s"], 2),
             "time_to_0.99_s": [None if t is None else round(t, 2) for t in solved],
@@ -131,6 +136,8 @@ def main():
     parser.add_argument("--cache", default="cold,warm",
                         help="comma-separated runs: cold (empty cache) or warm")
     parser.add_argument("--code", default=str(ROOT), help="the checkout whose launch.py runs")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="a config override, e.g. --set=train.num_steps=1000 (repeatable)")
     args = parser.parse_args()
     _parse(f"config={Path(args.config).stem}")  # a config in configs/, refused early
     scratch = Path(tempfile.mkdtemp(prefix="benchmark_"))
@@ -142,7 +149,7 @@ def main():
         if kind == "cold":
             cache = scratch / f"cache_{number}"  # empty
         result = run_once(args.config, args.members, cache, scratch / f"run_{number}",
-                          Path(args.code))
+                          Path(args.code), args.set)
         result["cache"] = kind
         print(describe_run(result, f"run {number + 1} ({kind} cache)"), flush=True)
         results.append(result)

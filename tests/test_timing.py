@@ -156,3 +156,23 @@ def test_the_default_evaluation_compiles_two_programs_and_a_long_one_keeps_its_c
     for chunk in chunks:
         longest = int(np.max(np.sum(chunk.source != 0, axis=1)))
         assert longest <= chunk.source.shape[1] < longest + 32
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_a_config_in_a_fresh_process_and_reports_its_phases():
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "experiments/benchmark.py",
+                           "--config=configs/additive.py:tiny", "--cache=cold",
+                           "--set=train.num_steps=10"], cwd=root, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["overrides"] == ["train.num_steps=10"]
+    timed = result["time"]
+    assert set(timed["phases_s"]) == set(timing.PHASES)
+    # What lies outside the phases is the interpreter's start and exit: small.
+    assert 0 <= result["process_wall_s"] - timed["total_s"] < 5
+    assert "phases sum to" in done.stdout and "train step:" in done.stdout
