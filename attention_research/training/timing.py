@@ -34,9 +34,10 @@ import time
 PHASES = ("startup", "setup", "train_compile", "training", "evaluation", "checkpoints",
           "final")
 
-# JAX's monitoring events (jax/_src/dispatch.py and compiler.py; the same names in
-# JAX 0.10 and 0.11). A trace or lowering without a compile after it (a jit cache
-# hit) records nothing.
+# JAX's monitoring events (jax/_src/dispatch.py and compiler.py, as named in JAX 0.10;
+# a version that renamed them would leave the compilation counts at zero, never the
+# phases). A trace or lowering without a compile after it (a jit cache hit) records
+# nothing.
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"  # cache loads included
@@ -62,8 +63,8 @@ def _on_event(event: str, **_):
 
 
 def _listen():
-    """JAX's listeners are process-wide and cannot all be removed again on JAX 0.10:
-    register two once, which forward to the newest open stopwatch."""
+    """JAX's listeners are process-wide: register two once, which forward to the
+    newest open stopwatch (a sweep's cohorts, or the tests' runs, open one each)."""
     global _listening
     if not _listening:
         import jax.monitoring
