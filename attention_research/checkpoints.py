@@ -58,14 +58,21 @@ def member_fingerprint(state):
     """
     first = second = jnp.uint32(0)
     for leaf in jax.tree_util.tree_leaves(state):
-        words = _words(leaf)
-        position = jnp.arange(words.size, dtype=jnp.uint32)
-        first = first * jnp.uint32(31) + jnp.sum(
-            words * (position * jnp.uint32(2654435761) + jnp.uint32(1)), dtype=jnp.uint32)
-        second = second * jnp.uint32(37) + jnp.sum(
-            (words ^ jnp.uint32(0x9E3779B9)) * (position * jnp.uint32(40503) + jnp.uint32(7))
-            + (words >> jnp.uint32(16)), dtype=jnp.uint32)
+        first, second = _fold(first, second, _words(leaf), jnp)
     return jnp.stack([first, second])
+
+
+def _fold(first, second, words, xp):
+    """One leaf's uint32 ``words`` folded into the two checksums, in ``xp`` (jax.numpy
+    inside the jitted fingerprint, NumPy in ``host_fingerprints``): one formula, so the
+    two agree word for word."""
+    position = xp.arange(words.size, dtype=xp.uint32)
+    first = first * xp.uint32(31) + xp.sum(
+        words * (position * xp.uint32(2654435761) + xp.uint32(1)), dtype=xp.uint32)
+    second = second * xp.uint32(37) + xp.sum(
+        (words ^ xp.uint32(0x9E3779B9)) * (position * xp.uint32(40503) + xp.uint32(7))
+        + (words >> xp.uint32(16)), dtype=xp.uint32)
+    return first, second
 
 
 @jax.jit
@@ -92,13 +99,8 @@ def host_fingerprints(state):
                 if values.dtype == np.bool_:
                     values = values.astype(np.uint8)
                 unsigned = {1: np.uint8, 2: np.uint16, 4: np.uint32}[values.dtype.itemsize]
-                words = values.view(unsigned).astype(np.uint32)
-                position = np.arange(words.size, dtype=np.uint32)
-                first = first * np.uint32(31) + np.sum(
-                    words * (position * np.uint32(2654435761) + np.uint32(1)), dtype=np.uint32)
-                second = second * np.uint32(37) + np.sum(
-                    (words ^ np.uint32(0x9E3779B9)) * (position * np.uint32(40503) + np.uint32(7))
-                    + (words >> np.uint32(16)), dtype=np.uint32)
+                first, second = _fold(first, second,
+                                      values.view(unsigned).astype(np.uint32), np)
             fingerprints[member] = first, second
     return fingerprints, finite
 

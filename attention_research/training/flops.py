@@ -129,8 +129,9 @@ def measured_cpu_peak(size: int = 1024, repeats: int = 5) -> tuple[float, str]:
         cached = json.loads(cache.read_text()) if cache and cache.is_file() else {}
     except (OSError, ValueError):
         cached = {}  # a damaged cache file is measured again, and rewritten
+    source = f"measured float32 matrix product {size}³ ({cores} cores)"
     if key in cached:
-        return cached[key], f"measured float32 matrix product {size}³ ({cores} cores)"
+        return cached[key], source
     a = jnp.asarray(np.random.default_rng(0).standard_normal((size, size)), jnp.float32)
     product = jax.jit(lambda x: x @ x)
     product(a).block_until_ready()
@@ -141,12 +142,13 @@ def measured_cpu_peak(size: int = 1024, repeats: int = 5) -> tuple[float, str]:
         best = min(best, time.perf_counter() - start)
     peak = 2.0 * size ** 3 / best
     if cache is not None:
+        from attention_research.workdir import write_atomically  # two runs may race
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps({**cached, key: peak}, indent=1))
+            write_atomically(cache, json.dumps({**cached, key: peak}, indent=1))
         except OSError:
             pass  # an unwritable cache: measured again next time
-    return peak, f"measured float32 matrix product {size}³ ({cores} cores)"
+    return peak, source
 
 
 def _cpu_model() -> str:
