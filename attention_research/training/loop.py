@@ -230,11 +230,10 @@ class Cohort:
                        f"{time.time() - compile_start:.1f} s")  # through tqdm, not across its bar
         return compiled
 
-    def throughput(self) -> dict:
-        """Achieved matrix FLOP/s in this process's training phase, per device and per
-        member, beside the device's peak (flops.py). Host batches vary in width: their
-        count is the first width's, so it is marked approximate."""
-        seconds = self.stopwatch.report()["phases_s"]["training"]
+    def throughput(self, seconds: float) -> dict:
+        """Achieved matrix FLOP/s over this process's training phase (``seconds``), per
+        device and per member, beside the device's peak (flops.py). Host batches vary in
+        width: their count is the first width's, so it is marked approximate."""
         if not self.matmul_flops_per_call or not self.train_calls or seconds <= 0:
             return {}
         members, devices = len(self.configs), jax.device_count()
@@ -365,7 +364,8 @@ class Cohort:
         if final is not None:
             entry.update(final=({**final.log, **result["metrics"]}), **final.member,
                          **self.final_choice[member])
-        timed = {**self.stopwatch.report(), "throughput": self.throughput(),
+        report = self.stopwatch.report()
+        timed = {**report, "throughput": self.throughput(report["phases_s"]["training"]),
                  **({"resumed_at_step": self.resumed_at_step} if self.resumed_at_step else {})}
         return {
             "name": config.name, "description": describe(config), "task": self.task.name,

@@ -131,13 +131,12 @@ def time_section(members, summaries, max_cohort_members: int) -> str:
     if not reports:
         return ""
     total = timing.sum_reports(reports)
-    rows = []
-    for phase, seconds in total["phases_s"].items():
-        entry = total["compilation"].get(phase, {})
-        compiled = (f"{entry['seconds']:.1f} s, {entry['programs']} program(s), "
-                    f"{entry['cache_hits']} from the cache" if entry.get("programs") else "")
-        rows.append(f"| {phase} | {seconds:.1f} | {100 * seconds / max(total['total_s'], 1e-9):.1f}% "
-                    f"| {compiled} |")
+    rows = [f"| {phase} | {seconds:.1f} | {100 * seconds / max(total['total_s'], 1e-9):.1f}% "
+            f"| {timing.compilation_words(total['compilation'].get(phase))} |"
+            for phase, seconds in total["phases_s"].items()]
+    background = timing.compilation_words(total["compilation"].get(timing.BACKGROUND))
+    if background:  # beside training: no wall time of its own
+        rows.append(f"| {timing.BACKGROUND} (beside training) | | | {background} |")
     return "\n".join([
         "## Where the time went", "",
         f"Summed over {len(reports)} of {len(groups)} cohort(s) (their processes' phases, "

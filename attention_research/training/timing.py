@@ -78,7 +78,6 @@ class Stopwatch:
 
     def __init__(self, start_time: float, phase: str = "startup"):
         _listen()
-        self.start = start_time
         self.seconds = dict.fromkeys(PHASES, 0.0)
         self.compilation = {p: dict.fromkeys(COMPILATION_FIELDS, 0)
                             for p in (*PHASES, BACKGROUND)}
@@ -164,25 +163,27 @@ def sum_reports(reports) -> dict:
             "evaluation_s": round(sum(e["seconds"] for e in evaluations), 3)}
 
 
+def compilation_words(entry: dict | None) -> str:
+    """'compiling 4.7 s (tracing 1.2 s), 2 program(s), 2 from the cache' for one
+    ``compilation`` entry; '' for none or under 0.05 s."""
+    if not entry or entry["seconds"] < 0.05:
+        return ""
+    return (f"compiling {entry['seconds']:.1f} s (tracing {entry['tracing_s']:.1f} s), "
+            f"{entry['programs']} program(s)"
+            + (f", {entry['cache_hits']} from the cache" if entry["cache_hits"] else ""))
+
+
 def describe(report: dict) -> str:
     """A few lines for the end of a run: each phase's seconds and share, and what of it
-    was compilation."""
+    was compilation; then what compiled beside training."""
     total = report["total_s"] or 1.0
     lines = []
     for phase, seconds in report["phases_s"].items():
-        if seconds < 0.05:
-            continue
-        line = f"  {phase:<14}{seconds:8.1f} s {100 * seconds / total:5.1f}%"
-        entry = report["compilation"].get(phase)
-        if entry and entry["seconds"] >= 0.05:
-            line += (f"   compiling {entry['seconds']:.1f} s (tracing {entry['tracing_s']:.1f} s), "
-                     f"{entry['programs']} program(s)"
-                     + (f", {entry['cache_hits']} from the cache" if entry["cache_hits"]
-                        else ""))
-        lines.append(line)
-    entry = report["compilation"].get(BACKGROUND)
-    if entry and entry["seconds"] >= 0.05:
-        lines.append(f"  {BACKGROUND:<14}compiling {entry['seconds']:.1f} s beside training, "
-                     f"{entry['programs']} program(s)"
-                     + (f", {entry['cache_hits']} from the cache" if entry["cache_hits"] else ""))
+        if seconds >= 0.05:
+            compiled = compilation_words(report["compilation"].get(phase))
+            lines.append(f"  {phase:<14}{seconds:8.1f} s {100 * seconds / total:5.1f}%"
+                         + (f"   {compiled}" if compiled else ""))
+    background = compilation_words(report["compilation"].get(BACKGROUND))
+    if background:
+        lines.append(f"  {BACKGROUND:<14}{background}, beside training")
     return "\n".join(lines)
