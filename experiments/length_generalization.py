@@ -362,12 +362,12 @@ def _revised(f, results, key, title, paper, model, baseline, unclipped=None, cav
         survives = sum(_keeps(seen_values[:i] + seen_values[i + 1:],
                               values[:i] + values[i + 1:]) == "kept"
                        for i in range(len(values)))
-        against_nope = stats.contrast(values, _beyond(f, results, nope, task), stats.ACCURACY)
+        nope_values = _beyond(f, results, nope, task)
+        against_nope = stats.contrast(values, nope_values, stats.ACCURACY)
         margins.append(
             f"{task}: the interval's low end {stats.t_interval(values).low:.3f} against "
             f"the half {half:.3f}, kept in {survives} of {len(values)} leave-one-seed-out "
-            f"subsets; NoPE {cell(_beyond(f, results, nope, task))} "
-            f"({against_nope.words()})")
+            f"subsets; NoPE {cell(nope_values)} ({against_nope.words()})")
     return f.Finding(key, title, paper, f"decoder-only, teacher-forced token accuracy, "
                      f"{len(REVISED_SEEDS)} seeds: " + "; ".join(parts)
                      + ". Read by no rule: " + "; ".join(margins), verdict,
