@@ -21,7 +21,10 @@ the replicate; a verdict it does not repeat becomes inconclusive, and the page s
 Where an audit found that a registered rule does not measure what it names, the
 experiment lists the finding in ``DECIDED_BY_FRESH_SEEDS`` ({key: why}) and its code
 decides the replication record by a revised rule, written before those seeds ran: their
-verdict is the finding's, whatever the first seeds gave.
+verdict is the finding's, whatever the first seeds gave. A finding that reads other
+experiments' records has its replication in theirs: the experiment names them
+(``REPLICATION_READS``: {record: the launch argument that trains its replication}),
+and each NAME_replication it reads must repeat NAME's config but for the seed.
 
 The page depends on nothing but the files under experiments/results/, so rebuilding it
 from a clean clone gives the same bytes.
@@ -241,7 +244,7 @@ def config_differences(original: Path, replication: Path) -> list[str]:
 def replicate_findings(module, folder: Path) -> dict[str, Finding]:
     """The module's findings decided on its replication record alone, with its seeds
     read as ``REPLICATION_SEEDS`` (each experiment's code counts ``SEEDS``)."""
-    if not folder.is_dir():
+    if not folder.is_dir() and not getattr(module, "REPLICATION_READS", None):
         return {}
     saved = module.SEEDS
     module.SEEDS = list(REPLICATION_SEEDS)
@@ -260,7 +263,16 @@ def with_replication(module, own: list[Finding], folder: Path,
     covered = getattr(module, "REPLICATED", ())
     costly = getattr(module, "NOT_REPLICATED", {})
     revised = getattr(module, "DECIDED_BY_FRESH_SEEDS", {})
+    reads = getattr(module, "REPLICATION_READS", {})  # others' records, replicated there
     differing = config_differences(original, folder) if original and folder.is_dir() else []
+    for record in reads:
+        first, again = folder.parent / record, folder.parent / f"{record}_replication"
+        differing += [f"{record} {s}" for s in config_differences(first, again)
+                      if again.is_dir()]
+    command = (" and ".join(f"`python launch.py --config=experiments/{argument}`"
+                            for argument in reads.values()) if reads else
+               f"`python launch.py --config=experiments/"
+               f"{folder.name.removesuffix('_replication')}.py:replicate`")
     fresh = replicate_findings(module, folder) if covered and not differing else {}
     chosen = getattr(module, "REVISED_SEEDS", REPLICATION_SEEDS)  # the revised rule's
     seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}" + (
@@ -287,9 +299,7 @@ def with_replication(module, own: list[Finding], folder: Path,
                           f"run's for {', '.join(differing)}", "not (config)")
         elif again is None or again.verdict == "pending":
             text, word = (f"pending: the replication on {seeds} is not recorded in full "
-                          f"(`python launch.py --config=experiments/"
-                          f"{folder.name.removesuffix('_replication')}.py:replicate`)"
-                          + (f"; {again.ours}" if again else ""), "pending")
+                          f"({command})" + (f"; {again.ours}" if again else ""), "pending")
         elif again.verdict == finding.verdict:
             text, word = f"replicated on {seeds} ({again.verdict}): {again.ours}", "yes"
         elif again.verdict in CONTRARY:

@@ -21,6 +21,9 @@ ablation drops on the test split, with the maps over subword pieces:
 
     python launch.py --config=experiments/explicit_vs_implicit.py:task=translation
 
+``:task=translation,replicate`` trains its ``additive`` on fresh seeds alone, the first
+default's side of translation_recipe's tuned-default row.
+
 As a script it measures what the analysis costs: the analysis of the default run's
 1,600-example held-out set (configs/additive.py; and configs/transformer.py) with each
 method, against one plain held-out evaluation, with freshly initialised parameters
@@ -88,6 +91,12 @@ def get_config(arg=None):
 
 
 def get_sweep(arg=None):
+    if _translation(arg) and base.replicating(arg):
+        # `additive` on fresh seeds: the first translation default's side of
+        # translation_recipe's "tuned-translation-default" row (issue 35).
+        from attention_research.findings import REPLICATION_SEEDS
+        return sweeps.product(TRANSLATION_FORMULATIONS[:1],
+                              sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     if _translation(arg):
         return sweeps.product(TRANSLATION_FORMULATIONS, sweeps.axis("config.seed", SEEDS))
     if base.replicating(arg):  # `none` on the three tasks, on fresh seeds (issue 35)

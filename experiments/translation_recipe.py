@@ -66,6 +66,12 @@ def get_sweep():
 TUNED_DEFAULT = ("luong_table4", "score-additive")
 FIRST_DEFAULT = ("explicit_vs_implicit_translation", "score-additive")
 DEFAULT_SEEDS = 3
+# The row's replication is those two experiments' `additive` on fresh seeds, recorded in
+# their own NAME_replication (about 1.3 CPU-hours here): {record: what trains it}.
+REPLICATED = ("tuned-translation-default",)
+REPLICATION_READS = {"luong_table4": "luong_table4.py:replicate",
+                     "explicit_vs_implicit_translation":
+                         "explicit_vs_implicit.py:task=translation,replicate"}
 
 
 def findings(results):
@@ -77,13 +83,15 @@ def findings(results):
     from experiments.luong_table4 import _translations
     key, title = ("tuned-translation-default",
                   "The tuned translation default beats the first on test BLEU")
+    # The replication (findings.replicate_findings) reads the fresh seeds' records.
+    suffix = "_replication" if results.name.endswith("_replication") else ""
     sides = {}
     for experiment, setting in (TUNED_DEFAULT, FIRST_DEFAULT):
-        folder = results.parent / experiment
+        folder = results.parent / (experiment + suffix)
         finals = f.member_finals(folder, setting)
         sides[experiment] = ([m["final"]["test/bleu"] for m in finals],
                              [m["final"]["test/chrf"] for m in finals], folder, setting)
-    missing = [f"{e} {s}: {len(sides[e][0])} of {DEFAULT_SEEDS}"
+    missing = [f"{e}{suffix} {s}: {len(sides[e][0])} of {DEFAULT_SEEDS}"
                for e, s in (TUNED_DEFAULT, FIRST_DEFAULT) if len(sides[e][0]) < DEFAULT_SEEDS]
     if missing:
         return [f.pending(key, title, None, "seeds recorded: " + "; ".join(missing))]
@@ -97,8 +105,9 @@ def findings(results):
                                     references, [("tuned", "first")])[("tuned", "first")]
     ours = (f"ding_de_en test, RNN with additive attention, {DEFAULT_SEEDS} seeds each: "
             f"BLEU {cell(tuned, 2)} (tuned: label smoothing 0.1, all embeddings tied, "
-            f"8000 steps, best validation BLEU; luong_table4) against {cell(first, 2)} "
-            f"(first: 3000 steps, final parameters; explicit_vs_implicit_translation); "
+            f"8000 steps, best validation BLEU; {TUNED_DEFAULT[0]}{suffix}) against "
+            f"{cell(first, 2)} (first: 3000 steps, final parameters; "
+            f"{FIRST_DEFAULT[0]}{suffix}); "
             f"chrF {cell(tuned_chrf, 1)} against {cell(first_chrf, 1)}. {welch}; paired "
             f"bootstrap of the seed means {test['difference']:+.2f} BLEU "
             f"[{test['low']:+.2f}, {test['high']:+.2f}], p = {test['p']:.2g}")

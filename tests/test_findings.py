@@ -105,3 +105,31 @@ def test_a_replication_of_another_config_counts_as_none(tmp_path):
              "task": {"eval_batch_size": 7}}))
         assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == (
             ["score-dot"] if differs else [])
+
+
+def test_a_finding_that_reads_other_records_is_replicated_in_theirs(tmp_path):
+    """REPLICATION_READS: the finding's replication is other experiments' fresh seeds,
+    each checked against its own first run's config; no folder of its own is needed."""
+    import json
+    for folder, seed, rate in (("a", 0, 0.003), ("a_replication", 100, 0.01)):
+        member = tmp_path / folder / "members" / f"score-dot_seed-{seed}"
+        member.mkdir(parents=True)
+        (member / "config.json").write_text(json.dumps(
+            {"seed": seed, "name": folder, "train": {"learning_rate": rate}}))
+    module = _module(lambda folder, seeds: "holds")
+    module.REPLICATION_READS = {"a": "a.py:replicate"}
+    own = module.findings(tmp_path / "x")
+    found, = findings.with_replication(module, own, tmp_path / "x_replication",
+                                       tmp_path / "x")
+    assert found.replicated == "not (config)" and "a score-dot" in found.replication
+    config = tmp_path / "a_replication" / "members" / "score-dot_seed-100" / "config.json"
+    config.write_text(json.dumps({"seed": 100, "name": "a_replication",
+                                  "train": {"learning_rate": 0.003}}))
+    found, = findings.with_replication(module, own, tmp_path / "x_replication",
+                                       tmp_path / "x")
+    assert found.replicated == "yes"  # decided although x_replication does not exist
+    module.findings = lambda folder: [findings.pending("claim", "A claim", None, "0 of 3")]
+    found, = findings.with_replication(module, own, tmp_path / "x_replication",
+                                       tmp_path / "x")
+    assert found.replicated == "pending" and "--config=experiments/a.py:replicate" in (
+        found.replication)
