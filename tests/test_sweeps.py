@@ -249,7 +249,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
-                "default_recipe": (30, 2), "benchmark": (1, 1)}
+                "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (9, 3)}
     tools = {"step_speed", "eval_speed"}  # time a train step, an evaluation: no sweep
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)
@@ -270,7 +270,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         assert all(m.config.train.num_steps <= 20 for m in tiny), name
     # A sweep file may take an argument: explicit_vs_implicit's translation sweep.
     module = importlib.import_module("experiments.explicit_vs_implicit")
-    for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3))):
+    for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3)),
+                       ("task=translation,replicate", (3, 1))):
         members = sweeps.expand(module.get_config(arg), module.get_sweep(arg), tmp_path / arg)
         assert (len(members), len(sweeps.cohorts(members))) == count
         assert {m.config.task.name for m in members} == {"translation"}

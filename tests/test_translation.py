@@ -335,6 +335,32 @@ def test_the_hierarchical_bootstrap_counts_the_spread_between_seeds():
     assert width(both) > 2 * width(paired)
 
 
+def test_the_length_gap_test_sees_a_lead_that_grows_with_length():
+    """Bahdanau's Figure 2 as one number: a system that loses the ends of long sentences
+    (a fixed vector's failure) against one that keeps them: its lead grows from short
+    to long sources, by the hierarchical bootstrap; two systems that fail alike do not."""
+    rng = np.random.default_rng(3)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    lengths = np.concatenate([rng.integers(3, 7, 60), rng.integers(14, 20, 60)])
+    references = [" ".join(rng.choice(words, size=n)) for n in lengths]
+    short, long = np.arange(60), np.arange(60, 120)
+
+    def system(keep_long):  # all of a short sentence, the first keep_long words of a long one
+        return [" ".join(r.split()[:keep_long if len(r.split()) > 10 else None])
+                for r in references]
+
+    systems = {"attention": [system(None), system(None), system(17)],
+               "fixed": [system(8), system(9), system(7)],
+               "fixed_too": [system(9), system(8), system(8)]}
+    grows = metrics.length_gap_test(systems, references, short, long, "attention", "fixed",
+                                    n_samples=300)
+    assert grows["difference"] == pytest.approx(grows["a_gap"] - grows["b_gap"])
+    assert grows["a_gap"] > grows["b_gap"] and grows["low"] > 0 and grows["p"] < 0.01
+    alike = metrics.length_gap_test(systems, references, short, long, "fixed_too", "fixed",
+                                    n_samples=300)
+    assert alike["low"] < 0 < alike["high"] and alike["p"] > 0.05
+
+
 @pytest.mark.slow
 def test_the_hierarchical_bootstrap_holds_its_level_with_three_seeds():
     """120 null comparisons, 3 seeds against 3 from one distribution of seed quality:

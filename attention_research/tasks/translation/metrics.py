@@ -174,6 +174,59 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     return results
 
 
+def length_gap_test(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
+                    short: np.ndarray, long: np.ndarray, a: str, b: str,
+                    n_samples: int = 1000, seed: int = 12345) -> dict:
+    """Does ``a``'s lead over ``b`` grow from short to long sources? Bahdanau et al.'s
+    Figure 2 as one number: G = (BLEU_a − BLEU_b on the ``long`` rows) − (the same on
+    the ``short`` rows), each BLEU the mean over a setting's seeds of corpus BLEU on
+    those rows (``systems`` as in ``compare_settings``; ``short``, ``long``: indices of
+    test sentences, e.g. from ``bin_rows``).
+
+    The hierarchical bootstrap of ``compare_settings(resample_seeds=True)``: each
+    replicate draws every setting's seeds with replacement (one draw for both bins: a
+    seed is one trained model) and the sentences within each bin (the same draw for
+    every setting, so the test stays paired on sentences), the seeds' spread corrected
+    by √(n/(n − 1)). The test and interval are Welch's with the bootstrap's variances of
+    each setting's gap (long − short) and the seeds' degrees of freedom. Returns
+    {'difference': G, 'low', 'high', 'p', 'se', 'df', 'a_gap', 'b_gap'} (each setting's
+    own long − short BLEU, observed).
+    """
+    rng = np.random.default_rng(seed)
+    count = len(references)
+
+    def stratified(rows):  # [B, N] how often each sentence is drawn, within ``rows`` only
+        draws = np.zeros((n_samples, count), np.int64)
+        for replicate in range(n_samples):
+            np.add.at(draws[replicate], rng.choice(rows, len(rows)), 1)
+        return draws
+
+    draws = {"short": stratified(np.asarray(short)), "long": stratified(np.asarray(long))}
+    observed, gaps, seeds = {}, {}, {}
+    for setting in (a, b):
+        per_seed = [sentence_statistics(h, references) for h in systems[setting]]
+        n = seeds[setting] = len(per_seed)
+        scores = {}
+        for name, rows in (("short", short), ("long", long)):
+            observed[setting, name] = np.mean([bleu_from_statistics(s[rows].sum(0))
+                                               for s in per_seed])
+            by_seed = np.array([[bleu_from_statistics(row) for row in draws[name] @ s]
+                                for s in per_seed])  # [seeds, B]
+            if n > 1:  # undo the bootstrap's (n − 1)/n shrinkage of the seeds' spread
+                centre = by_seed.mean(0)
+                by_seed = centre + (by_seed - centre) * np.sqrt(n / (n - 1))
+            scores[name] = by_seed
+        chosen = rng.integers(0, n, (n_samples, n))  # one seed draw for both bins
+        columns = np.arange(n_samples)[:, None]
+        gaps[setting] = (scores["long"][chosen, columns].mean(1)
+                         - scores["short"][chosen, columns].mean(1))
+    own = {setting: float(observed[setting, "long"] - observed[setting, "short"])
+           for setting in (a, b)}
+    result = _welch_reference(own[a] - own[b], gaps[a].var(ddof=1), gaps[b].var(ddof=1),
+                              seeds[a], seeds[b])
+    return {**result, "a_gap": own[a], "b_gap": own[b]}
+
+
 def _welch_reference(difference: float, var_a: float, var_b: float, n_a: int,
                      n_b: int) -> dict:
     """Welch's test of ``difference`` with the bootstrap's variances of the two settings'
