@@ -86,6 +86,7 @@ ADDED_FIELDS = {
     "model.attention.coverage_loss_from": 0.0,
     "task.coverage_penalty": 0.0,
     "task.eval_sentences": 0,
+    "task.also_translate": [],
     "model.attention.monotonic.bias": -4.0,
     "model.attention.monotonic.noise": 1.0,
     "model.pointer_generator": False,

@@ -725,3 +725,53 @@ def test_rope_does_not_hold_only_when_shown_not_worse(tmp_path, rope, expected):
             for positions, values in (("rope", rope), ("sinusoidal", [0.99] * 5))
             for task in lg.TASKS for seed, value in zip(lg.SEEDS, values)]
     assert lg._rope(findings, rows, tmp_path).verdict == expected
+
+
+# --- translation_length ------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encdec_keeps_long, noisy_seeds, verdict", [
+    (6, 3, "reproduced"),  # RNNencdec loses the ends of long sentences
+    (None, 1, "not reproduced"),  # it translates them as well as RNNsearch
+    (None, 40, "inconclusive"),  # no loss, among seeds that disagree
+])
+def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
+                                                        encdec_keeps_long, noisy_seeds,
+                                                        verdict):
+    """experiments/translation_length.py's rule, before its run, on made-up records of
+    its three pooled test sets: each verdict is reachable, and the members' files are
+    read as the rule says (finished members of its seeds only)."""
+    import json
+
+    import numpy as np
+
+    from attention_research import sweeps
+    experiment = EXPERIMENTS["translation_length"]
+    monkeypatch.setattr(experiment, "RESAMPLES", 100)
+    rng = np.random.default_rng(0)
+    words = "der die das ein hund mann frau läuft sitzt auf dem rasen heute".split()
+    lengths = {split: np.concatenate([rng.integers(3, 9, 120), rng.integers(16, 22, 60)])
+               for split in experiment.TEST_SPLITS}
+    sources = {split: [" ".join(rng.choice(words, size=n)) for n in lengths[split]]
+               for split in experiment.TEST_SPLITS}
+    keep = {sweeps.member_name(experiment.RNNENCDEC): encdec_keeps_long,
+            sweeps.member_name(experiment.RNNSEARCH): None}
+    for setting, kept in keep.items():
+        for seed in [*experiment.SEEDS, 7]:  # seed 7 is no seed of the rule's: unread
+            member = tmp_path / "members" / f"{setting}_seed-{seed}"
+            (member / "translations").mkdir(parents=True)
+            (member / "summary.json").write_text(json.dumps({"status": "finished"}))
+            seeded = np.random.default_rng(seed + 10 * len(setting))
+            for split in experiment.TEST_SPLITS:
+                references = [s.upper() for s in sources[split]]
+                # Each seed drops the last word of ``noisy_seeds`` sentences at random.
+                noisy = set(seeded.choice(len(references), noisy_seeds, replace=False))
+                hypotheses = [" ".join(r.split()[:(kept if len(r.split()) > 10 else None)]
+                                       [:-1 if i in noisy else None])
+                              if seed != 7 else "" for i, r in enumerate(references)]
+                for kind, lines in (("hypothesis", hypotheses), ("reference", references),
+                                    ("source", sources[split])):
+                    (member / "translations" / f"{split}.{kind}.txt").write_text(
+                        "\n".join(lines) + "\n")
+    found, = experiment.findings(tmp_path)
+    assert found.verdict == verdict, found.ours

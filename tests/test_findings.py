@@ -134,36 +134,3 @@ def test_a_finding_that_reads_other_records_is_replicated_in_theirs(tmp_path):
     assert found.replicated == "pending" and "--config=experiments/a.py:replicate" in (
         found.replication)
 
-
-@pytest.mark.parametrize("none_keeps_long, noise, verdict", [(6, 7, "reproduced"),
-                                                             (None, 0, "not reproduced")])
-def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
-                                                        none_keeps_long, noise, verdict):
-    """experiments/translation_length.py's rule, before its run: a model without
-    attention that loses the ends of long sentences is Bahdanau's Figure 2; one that
-    translates them exactly as well as attention is not (with 3 seeds a side, an
-    interval narrow enough to rule out a growth of 0.5 BLEU needs seeds that agree)."""
-    import numpy as np
-
-    from experiments import translation_length as experiment
-    monkeypatch.setattr(experiment, "RESAMPLES", 300)
-    rng = np.random.default_rng(0)
-    words = "der die das ein hund mann frau läuft sitzt auf dem rasen heute".split()
-    lengths = np.concatenate([rng.integers(3, 9, 40), rng.integers(16, 22, 20)])
-    sources = [" ".join(rng.choice(words, size=n)) for n in lengths]
-    references = [s.upper() for s in sources]  # any sentence of the same length will do
-    keep = {"score-none": none_keeps_long, "score-additive": None}
-    for setting, kept in keep.items():
-        for seed in experiment.SEEDS:
-            folder = tmp_path / "members" / f"{setting}_seed-{seed}" / "translations"
-            folder.mkdir(parents=True)
-            (folder.parent / "summary.json").write_text("{}")
-            # Seeds differ (noise > 0): each drops the last word of a few short sentences.
-            hypotheses = [" ".join(r.split()[:kept if len(r.split()) > 10 else
-                                              (-1 if noise and i % noise == seed else None)])
-                          for i, r in enumerate(references)]
-            for kind, lines in (("hypothesis", hypotheses), ("reference", references),
-                                ("source", sources)):
-                (folder / f"test.{kind}.txt").write_text("\n".join(lines) + "\n")
-    found, = experiment.findings(tmp_path)
-    assert found.verdict == verdict, found.ours

@@ -153,7 +153,8 @@ def test_every_real_test_reference_survives_the_models_output_space(tmp_path):
 def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_copy, tmp_path):
     """The default corpus end to end: ``task=translation,tiny`` with ``task.data_path``
     trains, and its final evaluation reports cased and lowercased BLEU and chrF of the
-    test split, whose translations are written in test_2016_flickr's line order."""
+    test split, whose translations are written in test_2016_flickr's line order; the
+    splits of ``task.also_translate`` are scored and written beside it."""
     from attention_research.tasks.translation import metrics
     from attention_research.training.loop import train
     from configs import base
@@ -161,10 +162,15 @@ def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_co
     assert config.task.dataset == "multi30k"
     from tests.conftest import TINY_TEST_VOCAB
     config.task.update(data_dir=str(tmp_path / "tfds"), data_path=str(fixture_copy),
-                       vocab_size=TINY_TEST_VOCAB)
+                       vocab_size=TINY_TEST_VOCAB, also_translate=("test2017", "test2018"))
     summary = train(config, tmp_path / "run", progress=False)
     final = summary["members"][0]["final"]
-    assert {"test/bleu", "test/bleu_lc", "test/chrf", "eval/bleu_lc/validation"} <= set(final)
+    assert {"test/bleu", "test/bleu_lc", "test/chrf", "eval/bleu_lc/validation",
+            "test2017/bleu", "test2018/chrf"} <= set(final)
+    for split, file in (("test2017", "test_2017_flickr"), ("test2018", "test_2018_flickr")):
+        written = tmp_path / "run" / "translations" / f"{split}.source.txt"
+        assert written.read_text().splitlines() == multi30k.read_lines(
+            fixture_copy / f"{file}.de.gz")
     folder = tmp_path / "run" / "translations"
     sources = (folder / "test.source.txt").read_text().splitlines()
     assert sources == multi30k.read_lines(fixture_copy / "test_2016_flickr.de.gz")

@@ -249,7 +249,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
-                "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (9, 3)}
+                "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4)}
     tools = {"step_speed", "eval_speed"}  # time a train step, an evaluation: no sweep
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)

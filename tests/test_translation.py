@@ -362,6 +362,59 @@ def test_the_length_gap_test_sees_a_lead_that_grows_with_length():
 
 
 @pytest.mark.slow
+def test_the_paired_seed_test_holds_its_level_with_three_seeds():
+    """Null comparisons, 3 seeds against 3 from one distribution of seed quality: the
+    length-gap and whole-split tests reject about their nominal 5% (200 trials, run once
+    while writing it: 8 and 8, 4%); 40 here, a check against gross miscalibration."""
+    rng = np.random.default_rng(7)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    lengths = np.concatenate([rng.integers(4, 9, 60), rng.integers(14, 20, 30)])
+    references = [" ".join(rng.choice(words, size=n)) for n in lengths]
+    short, long = np.arange(60), np.arange(60, 90)
+
+    def seed_system():  # its own rates of dropping a short and a long sentence's last word
+        rates = rng.uniform(0.1, 0.7, 2)
+        return [" ".join(r.split()[:-1]) if rng.random() < rates[int(i >= 60)] else r
+                for i, r in enumerate(references)]
+
+    rejected = np.zeros(2)
+    for trial in range(40):
+        systems = {"a": [seed_system() for _ in range(3)],
+                   "b": [seed_system() for _ in range(3)]}
+        gap = metrics.length_gap_test(systems, references, short, long, "a", "b",
+                                      n_samples=100, seed=trial)
+        whole = metrics.paired_seed_test(systems, references, "a", "b",
+                                         [(np.arange(90), 1.0)], n_samples=100, seed=trial)
+        assert gap["low"] < gap["difference"] < gap["high"] and gap["df"] > 1
+        rejected += [gap["p"] < 0.05, whole["p"] < 0.05]
+    assert rejected.max() <= 5
+
+
+def test_the_paired_seed_test_keeps_the_pairing_on_sentences():
+    """Two settings whose seeds agree and whose difference is a few sentences: scored
+    on the same resampled sentences, the paired test's interval is narrower than the
+    unpaired hierarchical bootstrap's (compare_settings), which adds the two settings'
+    sentence variances as if they were scored on different test sets."""
+    rng = np.random.default_rng(5)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(5, 12, 80)]
+    drop = lambda k, every: [" ".join(r.split()[:-k]) if i % every == 0 else r  # noqa: E731
+                             for i, r in enumerate(references)]
+    systems = {"a": [drop(1, 9), drop(1, 10), drop(1, 11)],
+               "b": [drop(1, 4), drop(1, 5), drop(1, 4)]}
+    paired = metrics.paired_seed_test(systems, references, "a", "b",
+                                      [(np.arange(80), 1.0)], n_samples=300)
+    unpaired = metrics.compare_settings(systems, references, [("a", "b")], n_samples=300,
+                                        resample_seeds=True)[("a", "b")]
+    assert paired["difference"] == pytest.approx(unpaired["difference"])
+    assert paired["high"] - paired["low"] < unpaired["high"] - unpaired["low"]
+    # Under 2 seeds on a side: no test, an unbounded interval.
+    single = metrics.paired_seed_test({"a": systems["a"][:1], "b": systems["b"]}, references,
+                                      "a", "b", [(np.arange(80), 1.0)], n_samples=50)
+    assert (single["low"], single["high"], single["p"]) == (-np.inf, np.inf, 1.0)
+
+
+@pytest.mark.slow
 def test_the_hierarchical_bootstrap_holds_its_level_with_three_seeds():
     """120 null comparisons, 3 seeds against 3 from one distribution of seed quality:
     the test rejects at most about its nominal 5% (3 of 120 here). The percentile test

@@ -174,57 +174,79 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     return results
 
 
+def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
+                     a: str, b: str, bins: Sequence[tuple[np.ndarray, float]],
+                     n_samples: int = 1000, seed: int = 12345) -> dict:
+    """A test between two settings of several seeds each that keeps both sources of
+    chance apart and keeps the pairing on sentences (an audit of issue 36's
+    translation_length rule found ``compare_settings`` pools the sentence variance of
+    the two settings as if they were scored on different sentences).
+
+    The statistic: each seed's Σ weight × corpus BLEU on a bin's rows (``bins``: (row
+    indices, weight) pairs; one bin of every row with weight 1 is the whole split's
+    BLEU; (short, −1), (long, +1) is how much BLEU falls less on long sentences), the
+    difference D of the two settings' seed means. Its variance has two parts:
+    - the seeds': s_a²/n_a + s_b²/n_b over the per-seed values on this test set;
+    - the sentences': the variance of D over bootstrap draws of the sentences within
+      each bin, one draw for every seed of both settings (the paired bootstrap of
+      Koehn 2004, which holds the trained models fixed).
+    Welch's t on their sum, with Satterthwaite's degrees of freedom from the seeds'
+    part (the sentences' part has, in effect, infinitely many). With under 2 seeds on a
+    side, or no variance at all, there is no test: the interval is unbounded, p = 1.
+    Returns {'difference', 'low', 'high', 'p', 'se', 'df', 'seed_se', 'sentence_se',
+    'a_value', 'b_value'}.
+    """
+    from scipy import stats as scipy_stats
+    rng = np.random.default_rng(seed)
+    count = len(references)
+    draws = []  # per bin: [B, N] how often each of its rows is drawn
+    for rows, _ in bins:
+        rows = np.asarray(rows)
+        counts = np.zeros((n_samples, count), np.int64)
+        for replicate in range(n_samples):
+            np.add.at(counts[replicate], rng.choice(rows, len(rows)), 1)
+        draws.append(counts)
+    values, resampled = {}, {}
+    for setting in (a, b):
+        per_seed = [sentence_statistics(h, references) for h in systems[setting]]
+        values[setting] = np.array([sum(weight * bleu_from_statistics(s[np.asarray(rows)].sum(0))
+                                        for rows, weight in bins) for s in per_seed])
+        resampled[setting] = np.mean([sum(weight * np.array([bleu_from_statistics(row)
+                                                             for row in counts @ s])
+                                          for (_, weight), counts in zip(bins, draws))
+                                      for s in per_seed], axis=0)  # [B] the seed mean
+    n_a, n_b = len(values[a]), len(values[b])
+    difference = float(values[a].mean() - values[b].mean())
+    result = {"difference": difference, "a_value": float(values[a].mean()),
+              "b_value": float(values[b].mean())}
+    if min(n_a, n_b) < 2:
+        return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "se": float("nan"),
+                "df": None, "seed_se": float("nan"), "sentence_se": float("nan")}
+    part_a, part_b = values[a].var(ddof=1) / n_a, values[b].var(ddof=1) / n_b
+    sentences = float((resampled[a] - resampled[b]).var(ddof=1))
+    se = float(np.sqrt(part_a + part_b + sentences))
+    result.update(se=se, seed_se=float(np.sqrt(part_a + part_b)),
+                  sentence_se=float(np.sqrt(sentences)))
+    if se == 0:
+        return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "df": None}
+    seeds_part = part_a ** 2 / (n_a - 1) + part_b ** 2 / (n_b - 1)
+    df = float(se ** 4 / seeds_part) if seeds_part > 0 else np.inf
+    half = float(scipy_stats.t.ppf(0.975, df)) * se
+    p = float(2 * scipy_stats.t.sf(abs(difference) / se, df))
+    return {**result, "low": difference - half, "high": difference + half, "p": p,
+            "df": df}
+
+
 def length_gap_test(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
                     short: np.ndarray, long: np.ndarray, a: str, b: str,
                     n_samples: int = 1000, seed: int = 12345) -> dict:
     """Does ``a``'s lead over ``b`` grow from short to long sources? Bahdanau et al.'s
     Figure 2 as one number: G = (BLEU_a − BLEU_b on the ``long`` rows) − (the same on
-    the ``short`` rows), each BLEU the mean over a setting's seeds of corpus BLEU on
-    those rows (``systems`` as in ``compare_settings``; ``short``, ``long``: indices of
-    test sentences, e.g. from ``bin_rows``).
-
-    The hierarchical bootstrap of ``compare_settings(resample_seeds=True)``: each
-    replicate draws every setting's seeds with replacement (one draw for both bins: a
-    seed is one trained model) and the sentences within each bin (the same draw for
-    every setting, so the test stays paired on sentences), the seeds' spread corrected
-    by √(n/(n − 1)). The test and interval are Welch's with the bootstrap's variances of
-    each setting's gap (long − short) and the seeds' degrees of freedom. Returns
-    {'difference': G, 'low', 'high', 'p', 'se', 'df', 'a_gap', 'b_gap'} (each setting's
-    own long − short BLEU, observed).
-    """
-    rng = np.random.default_rng(seed)
-    count = len(references)
-
-    def stratified(rows):  # [B, N] how often each sentence is drawn, within ``rows`` only
-        draws = np.zeros((n_samples, count), np.int64)
-        for replicate in range(n_samples):
-            np.add.at(draws[replicate], rng.choice(rows, len(rows)), 1)
-        return draws
-
-    draws = {"short": stratified(np.asarray(short)), "long": stratified(np.asarray(long))}
-    observed, gaps, seeds = {}, {}, {}
-    for setting in (a, b):
-        per_seed = [sentence_statistics(h, references) for h in systems[setting]]
-        n = seeds[setting] = len(per_seed)
-        scores = {}
-        for name, rows in (("short", short), ("long", long)):
-            observed[setting, name] = np.mean([bleu_from_statistics(s[rows].sum(0))
-                                               for s in per_seed])
-            by_seed = np.array([[bleu_from_statistics(row) for row in draws[name] @ s]
-                                for s in per_seed])  # [seeds, B]
-            if n > 1:  # undo the bootstrap's (n − 1)/n shrinkage of the seeds' spread
-                centre = by_seed.mean(0)
-                by_seed = centre + (by_seed - centre) * np.sqrt(n / (n - 1))
-            scores[name] = by_seed
-        chosen = rng.integers(0, n, (n_samples, n))  # one seed draw for both bins
-        columns = np.arange(n_samples)[:, None]
-        gaps[setting] = (scores["long"][chosen, columns].mean(1)
-                         - scores["short"][chosen, columns].mean(1))
-    own = {setting: float(observed[setting, "long"] - observed[setting, "short"])
-           for setting in (a, b)}
-    result = _welch_reference(own[a] - own[b], gaps[a].var(ddof=1), gaps[b].var(ddof=1),
-                              seeds[a], seeds[b])
-    return {**result, "a_gap": own[a], "b_gap": own[b]}
+    the ``short`` rows), each BLEU a seed mean of corpus BLEU on those rows, by
+    ``paired_seed_test``. Adds 'a_gap' and 'b_gap': each setting's own long − short."""
+    result = paired_seed_test(systems, references, a, b, [(short, -1.0), (long, 1.0)],
+                              n_samples, seed)
+    return {**result, "a_gap": result["a_value"], "b_gap": result["b_value"]}
 
 
 def _welch_reference(difference: float, var_a: float, var_b: float, n_a: int,

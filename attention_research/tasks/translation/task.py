@@ -44,13 +44,14 @@ CORPUS_LENGTHS = {
 
 @functools.lru_cache(maxsize=1)
 def _prepared(dataset, data_dir, data_path, source_language, target_language, eval_split,
-              vocab_size, eval_sentences):
+              vocab_size, eval_sentences, also_translate=()):
     """(corpus, subword model, tokenized splits): built once per process for the cohorts
     of a sweep that share them (a smoke run of multi30k_recipe spent 8-15 s a cohort
     re-reading and re-encoding Multi30k). Only the last one is kept: a corpus can be big.
     The splits are never written to, so the cohorts share them safely."""
     corpus = datasets.load(dataset, data_dir or None, data_path or None, source_language,
-                           target_language, splits=sorted({"train", "validation", eval_split}))
+                           target_language,
+                           splits=sorted({"train", "validation", eval_split, *also_translate}))
     # Read only if the subword model must be trained (it is cached after that).
     train_texts = (text for language in (corpus.source_language, corpus.target_language)
                    for text in corpus.texts("train", language))
@@ -87,6 +88,7 @@ class Translation:
         task.eval_batch_size = 128  # sentences per evaluation batch
         task.eval_sentences = 0  # > 0: only each held-out split's first N pairs (smoke runs); 0: all
         task.eval_split = "test"  # the split the final BLEU is measured on (multi30k: test is test_2016_flickr; also test2017, mscoco2017, test2018)
+        task.also_translate = ()  # more held-out splits translated and scored at the end beside it, e.g. ("test2017", "test2018")
         task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
         task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
         task.coverage_penalty = 0.0  # GNMT's beta in Wu et al. 2016, Eq. 14 (0: off)
@@ -176,6 +178,11 @@ class Translation:
         require(bool(task.eval_split) and task.eval_split != "train",
                 f"task.eval_split must name a held-out split (validation, test, or a "
                 f"corpus's own, e.g. multi30k's test2017), got {task.eval_split!r}")
+        also = list(task.also_translate)
+        require(all(name and name not in ("train", task.eval_split) for name in also)
+                and len(set(also)) == len(also),
+                f"task.also_translate must name held-out splits other than task.eval_split "
+                f"({task.eval_split!r}), each once, got {tuple(also)}")
         require(task.num_samples >= 0, "task.num_samples must be >= 0")
         require(task.batch_tokens == 0 or task.batch_tokens >= buckets[-1],
                 f"task.batch_tokens must be 0 (train.batch_size pairs a batch) or at least "
@@ -198,7 +205,8 @@ class Translation:
         task = config.task
         corpus, self.processor, self.splits = _prepared(
             task.dataset, task.data_dir, task.data_path, task.source_language,
-            task.target_language, task.eval_split, task.vocab_size, task.eval_sentences)
+            task.target_language, task.eval_split, task.vocab_size, task.eval_sentences,
+            tuple(task.also_translate))
         self.vocab_size = self.processor.get_piece_size()
         # The model writes normalised text ("..." for "…"); its outputs get the training
         # targets' own characters back before they are scored (subwords.restoration).
@@ -361,6 +369,14 @@ class Translation:
                                          hypotheses[member])
                 self._plot(run, step, member, drawn, by_length)
                 self._plot_explicit_vs_implicit(run, step, analysed[member][1])
+        for name in task.also_translate:  # scored and written beside, drawn nowhere
+            hypotheses, _ = self.translate(params, name, beam=task.beam_size > 1)
+            for member, run in enumerate(runs):
+                scores = metrics.corpus_scores(hypotheses[member], self.references[name])
+                finals[member].log.update({f"{name}/{k}": v for k, v in scores.items()})
+                if run.workdir.is_writer:
+                    self._write_translations(run.workdir, self.splits[name],
+                                             self.references[name], name, hypotheses[member])
         return finals
 
     @staticmethod
