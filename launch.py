@@ -289,6 +289,8 @@ def run():
         print(config)
         return
     validate(config)  # before anything is compiled or written
+    if config.train.fast_compile:  # a sweep's base config decides for all its members
+        compilation_cache.compile_fast()
     resume_with = parse_resume_with(_RESUME_WITH.value, config)  # refused before any write
     # config_filename keeps the ':argument' part, which names the default workdir.
     spec = config_flags.get_config_filename(flags.FLAGS["config"])

@@ -40,3 +40,24 @@ def enable(directory: str | None) -> str | None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     return directory
+
+
+# XLA without its slower LLVM optimisations: programs compile about a third faster and
+# run slower, the trade a smoke run and the tests want (issue 38: a single config's
+# ``tiny`` run; measured in docs/configs.md). One flag, present in XLA for years: an
+# unknown flag in XLA_FLAGS aborts the process.
+FAST_COMPILE_FLAG = "--xla_backend_optimization_level=0"
+
+
+def compile_fast() -> bool:
+    """Add ``FAST_COMPILE_FLAG`` to XLA_FLAGS (this process and those it starts). XLA
+    reads the variable when JAX creates its backends, so this must run before anything
+    is computed; returns False (and changes nothing) when that has already happened."""
+    from jax._src import xla_bridge  # no public API says whether backends exist
+    initialized = getattr(xla_bridge, "backends_are_initialized", lambda: False)
+    if initialized():
+        return False
+    flags = os.environ.get("XLA_FLAGS", "")
+    if FAST_COMPILE_FLAG.split("=")[0] not in flags:
+        os.environ["XLA_FLAGS"] = f"{flags} {FAST_COMPILE_FLAG}".strip()
+    return True

@@ -330,10 +330,14 @@ def _section(name: str, f: Finding) -> str:
     replication = (f"; replication in [`results/{fresh}/`](results/{fresh}/)"
                    if f.replication and (ROOT / "experiments" / "results" / fresh).is_dir()
                    else "")
+    recorded = (ROOT / "experiments" / "results" / name).is_dir()
+    record = (f"record in [`results/{name}/`](results/{name}/)" if recorded
+              else "not recorded yet")
+    plot = plot if recorded else ""  # nothing to show before the run
     return (f'<a id="{f.key}"></a>\n### {f.title}\n\n{claim}\n'
             f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n{again}"
-            f"- **Experiment:** [`experiments/{name}.py`]({name}.py), record in "
-            f"[`results/{name}/`](results/{name}/){replication}{plot}")
+            f"- **Experiment:** [`experiments/{name}.py`]({name}.py), {record}"
+            f"{replication}{plot}")
 
 
 def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,

@@ -54,9 +54,10 @@ from attention_research.errors import RunError, explain, os_reason
 # resume with another value (e.g. a smaller evaluation chunk after running out of
 # memory), and config.json then records the new one. A member trained in a cohort of
 # any size gives the metrics it gives alone (tests/test_sweeps.py), so the cohort cap
-# is one of them.
+# is one of them; so is how hard XLA optimises (train.fast_compile: the same program,
+# equal up to float rounding).
 RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size",
-                             "max_cohort_members"})
+                             "max_cohort_members", "train.fast_compile"})
 
 # Fields added after runs were written, with the value that gives the behaviour those
 # runs had: a config.json without one of them is read as holding that value, so a run
@@ -87,6 +88,7 @@ ADDED_FIELDS = {
     "task.coverage_penalty": 0.0,
     "task.eval_sentences": 0,
     "task.also_translate": [],
+    "train.fast_compile": False,
     "model.attention.monotonic.bias": -4.0,
     "model.attention.monotonic.noise": 1.0,
     "model.pointer_generator": False,

@@ -122,6 +122,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.grad_clip_norm = 1.0  # clip the global gradient norm to this
     train.label_smoothing = 0.0  # epsilon: fit (1 - eps) * onehot + eps / V (logged loss stays the NLL)
     train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
+    train.fast_compile = False  # XLA without its slow LLVM passes: compiles about a third faster, runs slower (tiny sets it)
     train.log_every = 50  # steps between training-metric logs
     train.eval_every = 250  # steps between held-out evaluations
     # > 0: also evaluate the held-out lengths seen in training alone every this many
@@ -169,6 +170,7 @@ def shrink(config):
     config.model.ff_dim = 16
     config.model.attention.dim = 8
     config.train.update(batch_size=8, num_steps=20, warmup_steps=2, steps_per_call=5,
+                        fast_compile=True,
                         log_every=5, eval_every=10, checkpoint_every=10, num_heatmaps=2)
     get_task(config.task.name).shrink(config)
     return config

@@ -28,6 +28,11 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
 jax.config.update("jax_default_matmul_precision", "highest")
 
+# The tests compile many tiny programs and run each briefly: XLA without its slow LLVM
+# passes compiles them about a third faster (compilation_cache.compile_fast; the flag
+# reaches the launch.py processes the tests start through XLA_FLAGS).
+compilation_cache.compile_fast()
+
 # A cache of this session only: shared between tests, never between CI runs. Under
 # pytest-xdist the controller makes it before it starts its workers, which inherit the
 # variable and share it; only the process that made it removes it.
