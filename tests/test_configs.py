@@ -229,3 +229,4 @@ def test_every_config_file_has_a_tiny_smoke_run(name):
     too_big = {k: config[k] for k, bound in TINY_BOUNDS.items() if config[k] > bound}
     assert not too_big, f"configs/{name}.py:tiny is not a smoke run: {too_big}"
     assert config["train.eval_every"] <= config["train.num_steps"]  # it evaluates once
+    assert config["train.fast_compile"]  # a smoke run compiles fast, runs briefly
