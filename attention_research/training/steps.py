@@ -115,8 +115,10 @@ def make_train_call(model, tx, config, placement, sample_batch=None):
         # failure found inside it, or earlier). The select runs once per call,
         # outside the scan, so the steps compile and round exactly as without it.
         failed = state.failed_step != 0
+        # lax.select, not jnp.where: jnp.where lowers to a call of its own for every
+        # leaf, about 150 of them here, which XLA must inline (issue 39: compile time).
         keep = lambda new, old: jax.tree_util.tree_map(
-            lambda a, b: jnp.where(failed, b, a), new, old)
+            lambda a, b: jax.lax.select(jnp.broadcast_to(failed, a.shape), b, a), new, old)
         state = state.replace(params=keep(state.params, start.params),
                               opt_state=keep(state.opt_state, start.opt_state),
                               signal_state=keep(state.signal_state, start.signal_state))
