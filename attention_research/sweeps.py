@@ -80,9 +80,14 @@ SMOKE_MEMBERS = 4  # a sweep's :tiny trains at most this many members
 
 
 # What a smoke member takes from the tiny config, whatever its sweep sets: how long it
-# trains, and its vocabulary (a tiny corpus cannot train multi30k_recipe's 8,000 pieces,
-# and a big vocabulary costs a smoke run minutes of subword training).
-SMOKE_TAKES_FROM_TINY = ("config.train.num_steps", "config.task.vocab_size")
+# trains, its vocabulary (a tiny corpus cannot train multi30k_recipe's 8,000 pieces,
+# and a big vocabulary costs a smoke run minutes of subword training), and its sizes
+# (fixed_vector's hidden 256 or multi30k_recipe's feed-forward 1024 are no smoke run).
+SMOKE_TAKES_FROM_TINY = ("config.train.num_steps", "config.task.vocab_size",
+                         "config.train.batch_size", "config.model.embed_dim",
+                         "config.model.hidden_size", "config.model.ff_dim",
+                         "config.model.attention.dim", "config.task.eval_max_length",
+                         "config.task.eval_examples_per_length")
 
 
 def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS) -> list[dict]:

@@ -41,12 +41,18 @@ def parse_argument(arg: str | None, allowed: dict = ARGUMENTS) -> dict:
         key, sep, value = item.partition("=")
         if not sep or key not in allowed:
             raise ValueError(f"bad config argument {item!r}: expected key=value with key one of "
-                             f"{', '.join(allowed)}, or {TINY}")
+                             f"{', '.join(allowed)}, or {TINY}{_did_you_mean(key, allowed)}")
         if value not in allowed[key]:
             raise ValueError(f"bad config argument {item!r}: {key} must be one of "
-                             f"{', '.join(allowed[key])}")
+                             f"{', '.join(allowed[key])}{_did_you_mean(value, allowed[key])}")
         choices[key] = value
     return choices
+
+
+def _did_you_mean(word: str, choices) -> str:
+    import difflib
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def get_config(arg: str | None = None, choices: dict | None = None,

@@ -52,7 +52,9 @@ def test_config_argument_sets_structural_choices(arg, expected):
 
 @pytest.mark.parametrize("arg, words", [("task=palindrome", "task must be one of copy, reverse"),
                                         ("colour=red", "key one of task, cell, style, or tiny"),
-                                        ("task", "expected key=value")])
+                                        ("task", "expected key=value"),
+                                        ("task=revrse", r"did you mean 'reverse'\?"),
+                                        ("tsk=copy", r"did you mean 'task'\?")])
 def test_bad_config_argument_is_refused(arg, words):
     with pytest.raises(ValueError, match=words):
         base.get_config(arg)
@@ -109,7 +111,8 @@ def test_help_config_printing_and_a_dry_run_exit_before_anything_is_written(tmp_
     result = _launch("--config=experiments/benchmark_sweep.py:members=3,tiny", "--dry_run",
                      "--part=1/2", f"--workdir={tmp_path / 'sweep'}")
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "3 members in 1 cohort(s); this command (part 1/2) would train 1" in result.stdout
+    assert ("3 members in 1 cohort(s); this command (part 1/2) would train 3 of them in 1 "
+            "cohort(s)") in result.stdout
     assert "  seed-2" in result.stdout
     result = _launch("--config=configs/additive.py:tiny", "--config.train.num_steps=abc")
     assert result.returncode != 0

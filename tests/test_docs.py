@@ -66,3 +66,11 @@ def test_no_table_row_holds_more_than_a_row_of_prose():
         long = [number for number, line in enumerate(page.read_text().splitlines(), 1)
                 if line.startswith("|") and len(line) > 400]
         assert not long, f"{page.name}: table rows over 400 characters at lines {long}"
+
+
+def test_the_readme_is_a_guide_of_at_most_300_lines():
+    """Issue 38: the README guides; the detail lives in docs/, results in experiments/."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines: move detail to docs/"
+    text = "\n".join(lines)
+    assert "<!-- ci:run -->" in text and "<!-- ci:test -->" in text

@@ -215,10 +215,10 @@ def test_concat_is_an_alias_of_additive():
 
 def test_unknown_score_names_the_valid_choices():
     with pytest.raises(ValueError) as error:
-        attention.make_attention("bilinear", query_dim=D, key_dim=D, attention_dim=A,
+        attention.make_attention("no_such_score_probe", query_dim=D, key_dim=D, attention_dim=A,
                                  max_length=MAX_LEN)
     message = str(error.value)
-    assert "bilinear" in message
+    assert "no_such_score_probe" in message
     for name in ("additive", "dot", "scaled_dot", "general", "location", "cosine", "none"):
         assert name in message
 

@@ -10,6 +10,7 @@ from attention_research.config_checks import ConfigError
 from attention_research.training.loop import train, train_cohort
 from attention_research.training.sweep import cohort_checkpoints, run_sweep
 from tests.conftest import tiny_config
+from tests.test_configs import _flat
 
 
 def test_axis_product_and_zip():
@@ -74,7 +75,7 @@ def test_bad_sweeps_are_refused_with_the_member_named(tmp_path):
         sweeps.expand(tiny_config(), [{"config.model.attention.colour": 1}], tmp_path)
     with pytest.raises(ConfigError, match=r"sweep member 1 .*valid choices"):
         sweeps.expand(tiny_config(), sweeps.axis("config.model.attention.score",
-                                                 ["dot", "bilinear"]), tmp_path)
+                                                 ["dot", "no_such_score_probe"]), tmp_path)
     with pytest.raises(ConfigError, match="same overrides"):
         sweeps.expand(tiny_config(), [{"config.seed": 1}, {"config.seed": 1}], tmp_path)
 
@@ -268,6 +269,13 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         assert 1 <= len(tiny) <= sweeps.SMOKE_MEMBERS, name
         assert len(settings) in (1, len(tiny)), name  # one seed a setting
         assert all(m.config.train.num_steps <= 20 for m in tiny), name
+        # ... at the tiny config's sizes, whatever the sweep's settings set.
+        sizes = [field.removeprefix("config.") for field in sweeps.SMOKE_TAKES_FROM_TINY]
+        shrunk = _flat(module.get_config("tiny"))
+        for member in tiny:
+            grown = {f: v for f, v in _flat(member.config).items()
+                     if f in sizes and v != shrunk[f]}
+            assert not grown, f"{name}: smoke member {member.name} is not tiny: {grown}"
     # A sweep file may take an argument: explicit_vs_implicit's translation sweep.
     module = importlib.import_module("experiments.explicit_vs_implicit")
     for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3)),

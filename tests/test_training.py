@@ -317,7 +317,8 @@ def test_a_corrupt_checkpoint_is_reported_and_kept(finished_run, tmp_path):
 
 
 @pytest.mark.parametrize("field, value, words", [
-    ("model.attention.score", "bilinear", "valid choices: dot, scaled_dot, general, additive"),
+    ("model.attention.score", "no_such_score_probe",
+     "valid choices: dot, scaled_dot, general, additive"),
     ("task.name", "palindrome", "valid choices: copy, reverse"),
     ("model.cell", "rnn", "valid choices: lstm, gru"),
     ("task.train_max_length", 0, "train_min_length <= task.train_max_length"),

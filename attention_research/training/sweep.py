@@ -78,27 +78,32 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
     members = sweeps.expand(base_config, sweep, workdir)
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
 
-    def wall_time(path: Path) -> float | None:
-        return read_json(path).get("wall_time_s") if path.is_file() else None
+    def wall_time(path: Path, steps: int) -> float | None:
+        # Only a member of the same length measures this one (a tiny run's 20 steps
+        # are not the record's 1500).
+        summary = read_json(path) if path.is_file() else {}
+        return summary.get("wall_time_s") if summary.get("steps") == steps else None
 
-    lines, pending, measured = [], 0, 0.0
+    lines, pending, pending_members, measured = [], 0, 0, 0.0
     for number, cohort in enumerate(groups, 1):
         done = all(_finished(m) for m in cohort)
         selected = _trains(number, cohort, part, only)
         steps = cohort[0].config.train.num_steps
         paths = [m.workdir / "summary.json" for m in cohort] + (
             [record / "members" / m.name / "summary.json" for m in cohort] if record else [])
-        found = [t for t in map(wall_time, paths) if t is not None]
+        found = [t for t in (wall_time(p, steps) for p in paths) if t is not None]
         took = f", measured {max(found) / 60:.0f} min" if found else ""
         if not done and selected:
             pending += 1
+            pending_members += len(cohort)
             measured += max(found) if found else 0.0
         state = "finished" if done else "to train" if selected else "another part's/--only"
         lines.append(f"cohort {number} (part {(number - 1) % n + 1}/{n}), {state}: "
                      f"{len(cohort)} member(s) x {steps} steps{took}")
         lines += [f"  {m.name}" for m in cohort]
     head = (f"{len(members)} members in {len(groups)} cohort(s); this command "
-            f"(part {k}/{n}{f', --only={only}' if only else ''}) would train {pending} of them")
+            f"(part {k}/{n}{f', --only={only}' if only else ''}) would train "
+            f"{pending_members} of them in {pending} cohort(s)")
     if measured:
         head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
     return "\n".join([head, *lines])
