@@ -30,6 +30,9 @@ def _flat(config, prefix=""):
 
 @pytest.mark.parametrize("name", FORMULATIONS)
 def test_formulation_config_overrides_only_its_attention(name):
+    if not (ROOT / "configs" / f"{name}.py").is_file():
+        pytest.fail(f"score {name!r} is registered but has no config file: add "
+                    f"configs/{name}.py, as configs/dot.py (docs/extending.md)")
     module = importlib.import_module(f"configs.{name}")
     config = module.get_config()
     validate(config)
