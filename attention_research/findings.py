@@ -24,7 +24,9 @@ decides the replication record by a revised rule, written before those seeds ran
 verdict is the finding's, whatever the first seeds gave. A finding that reads other
 experiments' records has its replication in theirs: the experiment names them
 (``REPLICATION_READS``: {record: the launch argument that trains its replication}),
-and each NAME_replication it reads must repeat NAME's config but for the seed.
+and each NAME_replication it reads must repeat NAME's config but for the seed. One
+finding of an experiment may read other records than the rest: ``REPLICATION_SOURCES``
+({key: {record: argument}}; luong_table4's alignment row reads compare_attention's).
 
 The page depends on nothing but the files under experiments/results/, so rebuilding it
 from a clean clone gives the same bytes.
@@ -64,6 +66,8 @@ class Finding:
     plot: str | None = None  # relative to experiments/
     replication: str | None = None  # what fresh seeds gave (REPLICABLE verdicts only)
     replicated: str = ""  # the summary table's word for it: yes / no / pending / …
+    # The records that hold its fresh seeds (NAME_replication folders), for the page's link.
+    replication_records: tuple = ()
 
     def __post_init__(self):
         allowed = self.verdicts
@@ -244,7 +248,8 @@ def config_differences(original: Path, replication: Path) -> list[str]:
 def replicate_findings(module, folder: Path) -> dict[str, Finding]:
     """The module's findings decided on its replication record alone, with its seeds
     read as ``REPLICATION_SEEDS`` (each experiment's code counts ``SEEDS``)."""
-    if not folder.is_dir() and not getattr(module, "REPLICATION_READS", None):
+    if not folder.is_dir() and not (getattr(module, "REPLICATION_READS", None)
+                                    or getattr(module, "REPLICATION_SOURCES", None)):
         return {}
     saved = module.SEEDS
     module.SEEDS = list(REPLICATION_SEEDS)
@@ -263,17 +268,31 @@ def with_replication(module, own: list[Finding], folder: Path,
     covered = getattr(module, "REPLICATED", ())
     costly = getattr(module, "NOT_REPLICATED", {})
     revised = getattr(module, "DECIDED_BY_FRESH_SEEDS", {})
-    reads = getattr(module, "REPLICATION_READS", {})  # others' records, replicated there
-    differing = config_differences(original, folder) if original and folder.is_dir() else []
-    for record in reads:
-        first, again = folder.parent / record, folder.parent / f"{record}_replication"
-        differing += [f"{record} {s}" for s in config_differences(first, again)
-                      if again.is_dir()]
-    command = (" and ".join(f"`python launch.py --config=experiments/{argument}`"
-                            for argument in reads.values()) if reads else
-               f"`python launch.py --config=experiments/"
-               f"{folder.name.removesuffix('_replication')}.py:replicate`")
-    fresh = replicate_findings(module, folder) if covered and not differing else {}
+    own_differing = (config_differences(original, folder)
+                     if original and folder.is_dir() else [])
+
+    def sources(key) -> dict:
+        """{record: the launch argument of its replication} whose NAME_replication holds
+        the finding's fresh seeds; {} for the experiment's own record."""
+        return getattr(module, "REPLICATION_SOURCES", {}).get(
+            key, getattr(module, "REPLICATION_READS", {}))
+
+    def differing_for(key) -> list:
+        if not sources(key):
+            return own_differing
+        return [f"{record} {s}" for record in sources(key)
+                for s in config_differences(folder.parent / record,
+                                            folder.parent / f"{record}_replication")
+                if (folder.parent / f"{record}_replication").is_dir()]
+
+    def command_for(key) -> str:
+        return (" and ".join(f"`python launch.py --config=experiments/{argument}`"
+                             for argument in sources(key).values()) if sources(key) else
+                f"`python launch.py --config=experiments/"
+                f"{folder.name.removesuffix('_replication')}.py:replicate`")
+
+    fresh = replicate_findings(module, folder) if covered else {}
+    differing = own_differing
     chosen = getattr(module, "REVISED_SEEDS", REPLICATION_SEEDS)  # the revised rule's
     seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}" + (
         f" ({chosen[0]}–{chosen[-1]} for the arms the revised rule reads)"
@@ -290,6 +309,8 @@ def with_replication(module, own: list[Finding], folder: Path,
             continue
         again = fresh.get(finding.key)
         verdict = finding.verdict
+        differing, command = differing_for(finding.key), command_for(finding.key)
+        records = tuple(f"{r}_replication" for r in sources(finding.key)) or (folder.name,)
         if finding.key in costly:
             text, word = f"not replicated (cost: {costly[finding.key]})", "not (cost)"
         elif finding.key not in covered:
@@ -317,7 +338,7 @@ def with_replication(module, own: list[Finding], folder: Path,
                           f"with fewer seeds may be one of power, not evidence against the "
                           f"claim"), "not confirmed"
         out.append(dataclasses.replace(finding, verdict=verdict, replication=text,
-                                       replicated=word))
+                                       replicated=word, replication_records=records))
     return out
 
 
@@ -326,10 +347,11 @@ def _section(name: str, f: Finding) -> str:
     claim = ("- **Claim:** ours alone (no paper states it)" if f.observation
              else f"- **Paper:** {f.paper}")
     again = f"- **Replication:** {f.replication}\n" if f.replication else ""
-    fresh = f"{name}_replication"
-    replication = (f"; replication in [`results/{fresh}/`](results/{fresh}/)"
-                   if f.replication and (ROOT / "experiments" / "results" / fresh).is_dir()
-                   else "")
+    fresh = [r for r in (f.replication_records or (f"{name}_replication",))
+             if (ROOT / "experiments" / "results" / r).is_dir()]
+    replication = ("; replication in " + ", ".join(f"[`results/{r}/`](results/{r}/)"
+                                                   for r in fresh)
+                   if f.replication and fresh else "")
     recorded = (ROOT / "experiments" / "results" / name).is_dir()
     record = (f"record in [`results/{name}/`](results/{name}/)" if recorded
               else "not recorded yet")

@@ -93,7 +93,78 @@ def record(workdir, destination) -> list[str]:
                           destination / "plots" / f"{plot}_{setting}.png")
             drawn.add(setting)
         recorded.append(member.name)
+    write_readme(destination)
     return recorded
+
+
+GENERATED = ("This README was written by `attention_research.record` from the sweep file's "
+             "docstring and the record's files, because the record had none; write your "
+             "own notes over it (a README is never overwritten).")
+
+
+def write_readme(destination) -> bool:
+    """Give a record that has no README.md one made from what it holds (issue 38:
+    every record says what it is): its sweep file's first paragraph, the commands that
+    made it, what it holds, and the rows of experiments/FINDINGS.md that read it.
+    Nothing is typed by hand and an existing README is never touched. Returns whether
+    it wrote one."""
+    destination = Path(destination)
+    readme = destination / "README.md"
+    if readme.exists():
+        return False
+    name = destination.name
+    experiment = name.removesuffix("_replication").removesuffix("_translation")
+    root = destination.resolve().parents[2]  # experiments/results/NAME -> the repository
+    sweep_file = root / "experiments" / f"{experiment}.py"
+    if not sweep_file.is_file():  # a record a script writes: the file that names it
+        sweep_file = next((f for f in sorted((root / "experiments").glob("*.py"))
+                           if f"results/{name}/" in f.read_text()), sweep_file)
+        experiment = sweep_file.stem
+    lines = [f"# {name}", ""]
+    if name.endswith("_replication"):
+        lines += [f"The replication of [`{experiment}`](../{experiment}/) on seeds never used "
+                  "before (issue 35): the settings its replicable findings read, decided "
+                  "again by the same code.", ""]
+    if sweep_file.is_file():
+        import ast
+        doc = ast.get_docstring(ast.parse(sweep_file.read_text())) or ""
+        paragraphs = [part.strip() for part in doc.split("\n\n")]
+        # The paragraph that names this record, else the docstring's first.
+        index = next((i for i, part in enumerate(paragraphs) if f"results/{name}/" in part), 0)
+        first = paragraphs[index] if paragraphs else ""
+        if first.endswith(":") and index + 1 < len(paragraphs):  # and the command it names
+            first += "\n\n" + paragraphs[index + 1]
+        if first:
+            lines += [f"From [`experiments/{experiment}.py`](../../{experiment}.py):", "",
+                      *(f"> {line}" for line in first.splitlines()), ""]
+    commands = destination / "commands.txt"
+    if commands.is_file() and commands.read_text().strip():
+        lines += ["Commands, as `commands.txt` holds them:", "", "```bash",
+                  *commands.read_text().strip().splitlines(), "```", ""]
+    members = sorted(p.parent.name for p in destination.glob("members/*/summary.json"))
+    held = [f"{len(members)} finished member(s) under `members/`" if members else "",
+            "the report, [summary.md](summary.md)" if (destination / "summary.md").is_file()
+            else "", "plots under `plots/`" if (destination / "plots").is_dir() else ""]
+    held += [f"[{p.name}]({p.name})" for p in sorted(destination.glob("*.md"))
+             if p.name not in ("README.md", "summary.md")]
+    held = [h for h in held if h]
+    if held:
+        lines += ["It holds " + ", ".join(held) + ".", ""]
+    findings = root / "experiments" / "FINDINGS.md"
+    if findings.is_file():
+        import re
+        anchors, current = [], None
+        for line in findings.read_text().splitlines():
+            match = re.match(r'<a id="([^"]+)"></a>', line)
+            current = match.group(1) if match else current
+            if current and f"results/{name}/" in line and current not in anchors:
+                anchors.append(current)
+        if anchors:
+            lines += ["The findings that read it: " + ", ".join(
+                f"[{a}](../../FINDINGS.md#{a})" for a in anchors) + ".", ""]
+    lines += [GENERATED, ""]
+    write_atomically(readme, "\n".join(lines))
+    return True
 
 
 def recorded_members(destination) -> list:

@@ -134,3 +134,20 @@ def test_a_finding_that_reads_other_records_is_replicated_in_theirs(tmp_path):
     assert found.replicated == "pending" and "--config=experiments/a.py:replicate" in (
         found.replication)
 
+
+
+def test_one_finding_may_read_its_fresh_seeds_from_another_record(tmp_path):
+    """REPLICATION_SOURCES: luong_table4's alignment row is replicated in
+    compare_attention_replication, not in luong_table4_replication; it is decided, and
+    linked, from there, whether or not the experiment's own replication exists."""
+    (tmp_path / "other_replication" / "members").mkdir(parents=True)
+    module = _module(lambda folder, seeds: "holds")
+    module.REPLICATION_SOURCES = {"claim": {"other": "other.py:replicate"}}
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication", tmp_path / "x")
+    assert found.replicated == "yes" and found.replication_records == ("other_replication",)
+    module.findings = lambda folder: [findings.pending("claim", "A claim", None, "0 of 3")]
+    found, = findings.with_replication(module, [findings.Finding(
+        "claim", "A claim", None, "5 seeds", "holds", "a test")], tmp_path / "x_replication")
+    assert found.replicated == "pending" and "experiments/other.py:replicate" in (
+        found.replication)

@@ -316,6 +316,23 @@ def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
     assert "initialised 8" in done.stdout
 
 
+def test_a_record_without_a_readme_gets_one_made_from_its_files(tmp_path):
+    """Issue 38: every record says what it is. The README comes from the record's own
+    files (here its commands and members) and is never written over."""
+    from attention_research.record import GENERATED, write_readme
+    results = tmp_path / "experiments" / "results" / "some_sweep_replication"
+    (results / "members" / "m_seed-100").mkdir(parents=True)
+    (results / "members" / "m_seed-100" / "summary.json").write_text("{}")
+    (results / "commands.txt").write_text("python launch.py --config=x.py:replicate\n")
+    assert write_readme(results)
+    text = (results / "README.md").read_text()
+    assert "python launch.py --config=x.py:replicate" in text and GENERATED in text
+    assert "The replication of [`some_sweep`]" in text and "1 finished member(s)" in text
+    (results / "README.md").write_text("notes of my own\n")
+    assert not write_readme(results)
+    assert (results / "README.md").read_text() == "notes of my own\n"
+
+
 @pytest.mark.slow
 def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_path):
     """commands.txt gains the work directory's new lines: a work directory that extends
