@@ -285,8 +285,9 @@ def run():
 
     part = parse_part(_PART.value)
     config = load_config()
-    if _PRINT_CONFIG.value:  # before validation: a config with a bad value prints too
-        print(config)
+    if _PRINT_CONFIG.value:  # before validation: a config with a bad value prints too,
+        print(config)  # and then fails with what is wrong in it
+        validate(config)
         return
     validate(config)  # before anything is compiled or written
     if config.train.fast_compile:  # a sweep's base config decides for all its members

@@ -107,10 +107,14 @@ def test_help_config_printing_and_a_dry_run_exit_before_anything_is_written(tmp_
     assert "runs/<config>[_<argument>]" in result.stdout
     assert "configs/transformer.py: task=" in result.stdout and "score=" in result.stdout
     assert "experiments/compare_attention.py: tiny, replicate" in result.stdout
-    result = _launch("--config=configs/additive.py:tiny", "--config.train.num_steps=7",
+    result = _launch("--config=configs/additive.py:tiny", "--config.train.num_steps=15",
                      "--print_config", f"--workdir={tmp_path / 'one'}")
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "num_steps: 7" in result.stdout and "score: additive" in result.stdout
+    assert "num_steps: 15" in result.stdout and "score: additive" in result.stdout
+    result = _launch("--config=configs/additive.py:tiny", "--config.model.attention.score=x",
+                     "--print_config")  # printed, then refused with what is wrong
+    assert result.returncode != 0 and "score: x" in result.stdout
+    assert "model.attention.score='x' is not known" in result.stderr
     result = _launch("--config=experiments/benchmark_sweep.py:members=3,tiny", "--dry_run",
                      "--part=1/2", f"--workdir={tmp_path / 'sweep'}")
     assert result.returncode == 0, result.stderr[-2000:]
