@@ -504,3 +504,16 @@ def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, t
     assert not any("align_acc" in k for k in final)
     for name in ("explicit_vs_implicit.png", "attention_heads.png"):
         assert (tmp_path / "plots" / name).stat().st_size > 0
+
+
+def test_the_translation_report_shows_settings_by_display_name_against_the_first():
+    """Issue 38: the translation report's glance table names settings as a person reads
+    them and gives each one's difference from the sweep's first setting."""
+    from attention_research.tasks.translation import report
+    from tests.conftest import tiny_config
+    rows = [{"member": f"score-{s}_seed-{seed}", "setting": f"score-{s}", "seed": seed,
+             "status": "finished", "test/bleu": bleu + seed / 10, "test/chrf": 20.0}
+            for s, bleu in (("dot", 5.0), ("additive", 7.0)) for seed in range(3)]
+    text = report.markdown(rows, "test", 1.0, tiny_config())
+    assert "## At a glance: BLEU (test)" in text and "| additive | 7.100 ± 0.248 |" in text
+    assert "Against the baseline, **dot**" in text and "| additive | +2.000 [" in text

@@ -11,8 +11,8 @@ import numpy as np
 
 from attention_research import plotting, stats
 from attention_research.reports import (
-    SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, seeds_cell,
-    setting_of, status_fields, verdict, write_csv)
+    SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, pivot_section,
+    seeds_cell, setting_of, status_fields, verdict, write_csv)
 from attention_research.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
@@ -31,7 +31,7 @@ def member_rows(members, summaries) -> list[dict]:
     return rows
 
 
-def markdown(rows, split: str, elapsed_s: float) -> str:
+def markdown(rows, split: str, elapsed_s: float, config=None) -> str:
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     lengths = list(dict.fromkeys(k for r in rows for k in r if k.startswith("bleu_len")))
     # Lowercased BLEU (the Multi30k tutorials' score) where the runs report it.
@@ -55,6 +55,9 @@ def markdown(rows, split: str, elapsed_s: float) -> str:
             "seed). BLEU and chrF by sacrebleu on detokenised output (lowercased BLEU: "
             "sacrebleu's with lowercase=True, as the Multi30k tutorials score); source "
             "length in words.\n\n" + markdown_table(header, table)
+            # The same by display names, with each setting against the first (issue 38).
+            + (pivot_section([{**r, "task": split} for r in rows], f"{split}/bleu",
+                             f"BLEU ({split})", config, stats.BLEU) if config else "")
             + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE
             + " With one seed per setting, significance.md compares the systems sentence "
               "by sentence instead (paired bootstrap).\n\n"
@@ -96,7 +99,7 @@ def write_sweep_report(workdir, members, summaries, elapsed_s: float):
     rows = member_rows(members, summaries)
     split = next((s["decoding"]["split"] for s in summaries if "decoding" in s), "test")
     write_atomically(workdir / "summary.md", f"# {title}\n\n"
-                     + markdown(rows, split, elapsed_s))
+                     + markdown(rows, split, elapsed_s, members[0].config))
     write_csv(workdir / "summary.csv", rows)
     healthy = [m for m, s in zip(members, summaries) if s.get("status") != "failed"]
     bootstrap = bootstrap_by_length(healthy, split)
