@@ -5,6 +5,8 @@ local-p each with dot and general, 3 seeds each, one budget.
     python launch.py --config=experiments/luong_table4.py --part=1/2
     python launch.py --config=experiments/luong_table4.py --part=2/2
     python launch.py --config=experiments/luong_table4.py --record
+    python launch.py --config=experiments/luong_table4.py:corpus=multi30k \
+        --config.task.data_path=../shared/data/multi30k     # the second regime (issue 36)
 
 Run it at the tuned recipe, the defaults of ``task=translation`` that
 experiments/translation_recipe.py chose, pinned here: label smoothing 0.1, source,
@@ -47,15 +49,33 @@ PAIRS = [("score-dot", "score-general"),
          ("score-dot", "score-location"), ("score-dot", "score-additive")]
 
 
+ARGUMENTS = {"corpus": ["multi30k"]}  # '': ding_de_en, the first regime
+
+
+def _multi30k(arg) -> bool:
+    return base.parse_argument(arg, ARGUMENTS).get("corpus") == "multi30k"
+
+
 def get_config(arg=None):
-    # Recorded on ding_de_en, the default corpus then: pinned.
-    config = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
-    config.name = "luong_table4"
-    # The tuned recipe (the defaults since translation_recipe), pinned.
-    config.model.tie_embeddings = "all"
-    config.train.update(label_smoothing=0.1, num_steps=8000, eval_every=500,
-                        checkpoint_every=1000, best_metric="eval/bleu/validation")
-    return base.shrink_if_tiny(config, arg)
+    if _multi30k(arg):
+        # Issue 36: the same sweep on Multi30k at its defaults (the multi30k_recipe's
+        # choice; the parameters of best validation BLEU), the second regime, recorded
+        # in results/luong_table4_multi30k. Its findings are decided by the same rule.
+        config = base.get_config("task=translation")
+        config.name = "luong_table4_multi30k"
+        config.train.best_metric = "eval/bleu/validation"
+    else:
+        # Recorded on ding_de_en, the default corpus then: pinned.
+        config = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
+        config.name = "luong_table4"
+        # The tuned recipe (the defaults since translation_recipe), pinned.
+        config.model.tie_embeddings = "all"
+        config.train.update(label_smoothing=0.1, num_steps=8000, eval_every=500,
+                            checkpoint_every=1000, best_metric="eval/bleu/validation")
+    choices = base.parse_argument(arg, ARGUMENTS)
+    if choices.get(base.REPLICATE):
+        config.name += "_replication"
+    return base.shrink(config) if choices.get(base.TINY) else config
 
 
 # The replicable rows: dot over location (its two settings on fresh seeds) and location's
@@ -72,6 +92,11 @@ REPLICATION_SETTINGS = [{SCORE: "dot"}, {SCORE: "location"}, {SCORE: "additive"}
 
 
 def get_sweep(arg=None):
+    if _multi30k(arg):
+        if base.replicating(arg):
+            raise ValueError("luong_table4:corpus=multi30k has no replication sweep yet: it "
+                             "trains the settings of the rows its first run reproduces")
+        return sweeps.product(SETTINGS, sweeps.axis("config.seed", SEEDS))
     if base.replicating(arg):  # fresh seeds (issue 35)
         from attention_research.findings import REPLICATION_SEEDS
         return sweeps.product(REPLICATION_SETTINGS,
@@ -170,26 +195,42 @@ def _location_alignment(results):
 
 
 def findings(results):
-    """Luong et al.'s comparisons of attention functions, with the paper's BLEU."""
+    """Luong et al.'s comparisons of attention functions, with the paper's BLEU: on
+    ding_de_en (``results``), and on Multi30k (``luong_table4_multi30k`` beside it),
+    each row decided by the same rule; and location's alignments."""
+    multi30k = results.parent / ("luong_table4_multi30k"
+                                 + ("_replication" if results.name.endswith("_replication")
+                                    else ""))
+    return ([_location_alignment(results)] + _table4(results, "ding_de_en", "", "")
+            + _table4(multi30k, "Multi30k", MULTI30K_KEY, " (Multi30k)"))
+
+
+MULTI30K_KEY = "-multi30k"  # the Multi30k rows' keys: the ding_de_en rows' with this added
+
+
+def _table4(results, corpus: str, suffix: str, title_suffix: str):
+    """Table 4's comparisons on one corpus's record: rows keyed as on ding_de_en plus
+    ``suffix``, titled plus ``title_suffix``."""
     from attention_research import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     from attention_research.tasks.translation import metrics
-    out = [_location_alignment(results)]
+    out = []
     paper = ("Luong et al. 2015, Table 4 (BLEU, WMT'14 En→De): global location 18.1, dot "
              "18.6, general 17.3; local-m general 18.6; local-p dot 18.0, general 19.0")
     names = [sweeps.member_name(s) for s in SETTINGS]
     rows = f.report_rows(results)
-    keys = [("luong-global-dot-vs-general", "Global attention: dot is better than general"),
-            ("luong-local-general-vs-dot", "Local attention: general is better than dot"),
-            ("luong-local-p-general-best", "Local-p with general is the best function"),
-            ("luong-global-dot-over-location", "Global attention: dot is better than location"),
-            ("luong-concat-works-poorly", "Global attention: concat is worse than dot")]
+    keys = [(key + suffix, title + title_suffix) for key, title in (
+        ("luong-global-dot-vs-general", "Global attention: dot is better than general"),
+        ("luong-local-general-vs-dot", "Local attention: general is better than dot"),
+        ("luong-local-p-general-best", "Local-p with general is the best function"),
+        ("luong-global-dot-over-location", "Global attention: dot is better than location"),
+        ("luong-concat-works-poorly", "Global attention: concat is worse than dot"))]
     # Each row is decided once the settings it compares are recorded (a replication
     # records only dot and location); the Holm family is every pair recorded.
     ready = [n for n in names if f.finished_members(rows, [n], len(SEEDS)) == len(SEEDS)]
     if len(ready) < 2:
-        what = (f"ding_de_en, 8 attention functions, {len(SEEDS)} seeds: "
+        what = (f"{corpus}, 8 attention functions, {len(SEEDS)} seeds: "
                 f"{f.finished_members(rows, names, len(SEEDS))} of "
                 f"{len(names) * len(SEEDS)} members in the report")
         return out + [f.pending(key, title, paper, what) for key, title in keys]
@@ -259,7 +300,7 @@ def findings(results):
            "sentences alone, which holds these models fixed, and Welch's t over seeds are "
            "beside it. With 3 seeds only differences of about the 'detectable' size can be "
            "seen. BLEU of hypotheses restored to the corpus's characters (issue 35)")
-    plot = "results/luong_table4/plots/bleu_by_length.png"
+    plot = f"results/{results.name.removesuffix('_replication')}/plots/bleu_by_length.png"
     global_pair = ("score-dot", "score-general")
     local_pairs = [("score-general_alignment-local_p", "score-dot_alignment-local_p"),
                    ("score-general_alignment-local_m", "score-dot_alignment-local_m")]

@@ -276,7 +276,14 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
             grown = {f: v for f, v in _flat(member.config).items()
                      if f in sizes and v != shrunk[f]}
             assert not grown, f"{name}: smoke member {member.name} is not tiny: {grown}"
-    # A sweep file may take an argument: explicit_vs_implicit's translation sweep.
+    # A sweep file may take an argument: luong_table4 on Multi30k, and explicit_vs_implicit's
+    # translation sweep.
+    module = importlib.import_module("experiments.luong_table4")
+    members = sweeps.expand(module.get_config("corpus=multi30k"),
+                            module.get_sweep("corpus=multi30k"), tmp_path / "lt4")
+    assert (len(members), len(sweeps.cohorts(members))) == (24, 8)
+    assert members[0].config.task.dataset == "multi30k"
+    assert members[0].config.name == "luong_table4_multi30k"
     module = importlib.import_module("experiments.explicit_vs_implicit")
     for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3)),
                        ("task=translation,replicate", (3, 1))):
