@@ -10,6 +10,9 @@ resumed in a fresh work directory on another machine loses no earlier command):
     only/<text>/                    the report of the members --only=<text> named
     members/<member>/{config.json,summary.json,metrics.jsonl}     every finished member
     members/<member>/translations/                                 its outputs, if any
+        (a corpus whose texts may not be committed, datasets.NOT_REDISTRIBUTED: the
+        hypotheses and each split's sentences.tsv of scoring statistics only, and
+        summary.json without its samples' sources and references)
     plots/attention_<setting>.png       the heat maps of each setting's first member
     plots/explicit_vs_implicit_<setting>.png   its side-by-side maps (analysis.implicit)
 
@@ -80,11 +83,21 @@ def record(workdir, destination) -> list[str]:
         if not (member / "summary.json").is_file():
             continue  # unfinished: its summary is written last
         read_json(member / "summary.json")  # refuse to record a damaged one, naming it
+        restricted = _not_redistributed(member)
         for name in MEMBER_FILES:
             if (member / name).is_file():
-                _copy(member / name, destination / "members" / member.name / name)
+                if name == "summary.json" and restricted:
+                    _write_without_texts(member / name,
+                                         destination / "members" / member.name / name)
+                else:
+                    _copy(member / name, destination / "members" / member.name / name)
+        outputs = destination / "members" / member.name / "translations"
         for output in sorted((member / "translations").glob("*.txt")):
-            _copy(output, destination / "members" / member.name / "translations" / output.name)
+            if restricted and not output.name.endswith(".hypothesis.txt"):
+                continue  # the corpus's own sentences stay out of the repository
+            _copy(output, outputs / output.name)
+        if restricted:
+            _write_sentence_tables(member / "translations", outputs)
         setting = setting_name(member.name)
         if setting not in drawn:
             for plot in ("attention", "explicit_vs_implicit"):
@@ -165,6 +178,40 @@ def write_readme(destination) -> bool:
     lines += [GENERATED, ""]
     write_atomically(readme, "\n".join(lines))
     return True
+
+
+def _not_redistributed(member: Path) -> bool:
+    """Whether the member trained on a corpus whose texts may not be committed
+    (``datasets.NOT_REDISTRIBUTED``: Multi30k's licence)."""
+    if not (member / "translations").is_dir() or not (member / "config.json").is_file():
+        return False
+    from attention_research.tasks.translation.datasets import NOT_REDISTRIBUTED
+    return read_json(member / "config.json").get("task", {}).get("dataset") in NOT_REDISTRIBUTED
+
+
+def _write_without_texts(source: Path, destination: Path):
+    """summary.json without its sample sentences' source and reference texts."""
+    import json
+    summary = read_json(source)
+    for entry in summary.get("members", []):
+        for sample in entry.get("samples", []):
+            for field in ("source", "reference"):
+                sample.pop(field, None)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(destination, json.dumps(summary, indent=2, allow_nan=False) + "\n")
+
+
+def _write_sentence_tables(translations: Path, destination: Path):
+    """Per split, what the findings' tests need without the corpus's texts: each
+    sentence's source word count and BLEU statistics (metrics.SENTENCE_COLUMNS)."""
+    from attention_research.tasks.translation import metrics
+    read = lambda split, kind: (translations / f"{split}.{kind}.txt").read_text().splitlines()  # noqa: E731
+    for hypotheses in sorted(translations.glob("*.hypothesis.txt")):
+        split = hypotheses.name.removesuffix(".hypothesis.txt")
+        table = metrics.sentence_table(read(split, "hypothesis"), read(split, "reference"),
+                                       read(split, "source"))
+        destination.mkdir(parents=True, exist_ok=True)
+        write_atomically(destination / f"{split}.sentences.tsv", table)
 
 
 def recorded_members(destination) -> list:

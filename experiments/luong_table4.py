@@ -105,12 +105,18 @@ def get_sweep(arg=None):
 
 
 def _translations(results, setting):
-    """Each finished seed's test translations and the references, in seed order."""
+    """Each finished seed's test translations and the references, in seed order; for a
+    corpus whose texts are not committed (Multi30k), each seed's BLEU statistics per
+    sentence (translations/test.sentences.tsv) and None, which metrics' tests take."""
     from attention_research import findings as f
+    from attention_research.tasks.translation import metrics
     folders = [p.parent for p in f.member_files(results, setting, "summary.json")]
     read = lambda folder, kind: (folder / "translations" / f"test.{kind}.txt"
                                  ).read_text().splitlines()
     present = [folder for folder in folders if (folder / "translations").is_dir()]
+    if present and not (present[0] / "translations" / "test.reference.txt").is_file():
+        return ([metrics.read_sentence_table(folder / "translations" / "test.sentences.tsv")[1]
+                 for folder in present], None)
     return ([read(folder, "hypothesis") for folder in present],
             read(present[0], "reference") if present else [])
 

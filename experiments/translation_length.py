@@ -90,32 +90,46 @@ def get_sweep(arg=None):
 
 
 def _pooled(results, setting, seeds):
-    """The finished seeds' hypotheses of the pooled test splits, and the references and
-    sources; refuses members whose references or sources differ."""
+    """Each finished seed's BLEU statistics per sentence of the pooled test splits [N,
+    10], and the sources' word counts [N]. A record of Multi30k holds no texts but the
+    hypotheses (its licence): its statistics come from translations/*.sentences.tsv
+    (record.py); a record with references is scored here. Members whose sentences
+    differ (other references or sources) are refused: not one test set."""
     import json
 
+    import numpy as np
+
     from attention_research import findings as f
-    hypotheses, references, sources = [], None, None
+    from attention_research.tasks.translation import metrics
+    statistics, words = [], None
     for path in f.member_files(results, setting, "summary.json"):
-        member = path.parent
-        if int(member.name.rsplit("-", 1)[1]) not in seeds:
+        member = path.parent / "translations"
+        if int(path.parent.name.rsplit("-", 1)[1]) not in seeds:
             continue
         if json.loads(path.read_text()).get("status") != "finished":
             continue
-        read = lambda split, kind: (  # noqa: E731
-            member / "translations" / f"{split}.{kind}.txt").read_text().splitlines()
-        if not all((member / "translations" / f"{s}.hypothesis.txt").is_file()
-                   for s in TEST_SPLITS):
+        parts = []
+        for split in TEST_SPLITS:
+            table = member / f"{split}.sentences.tsv"
+            if table.is_file():
+                parts.append(metrics.read_sentence_table(table))
+            elif (member / f"{split}.reference.txt").is_file():
+                read = lambda kind: (member / f"{split}.{kind}.txt").read_text().splitlines()  # noqa: E731
+                parts.append((np.array([len(s.split()) for s in read("source")]),
+                              metrics.sentence_statistics(read("hypothesis"), read("reference"))))
+        if len(parts) < len(TEST_SPLITS):
             continue
-        pooled = {kind: [line for s in TEST_SPLITS for line in read(s, kind)]
-                  for kind in ("hypothesis", "reference", "source")}
-        if references is not None and (pooled["reference"], pooled["source"]) != (
-                references, sources):
-            raise ValueError(f"{member}: its test references or sources differ from "
-                             f"another member's: not one test set")
-        references, sources = pooled["reference"], pooled["source"]
-        hypotheses.append(pooled["hypothesis"])
-    return hypotheses, references or [], sources or []
+        counts = np.concatenate([w for w, _ in parts])
+        # The reference length of each sentence (column 9) and its source's word count
+        # identify the test set without its texts.
+        stats = np.concatenate([s for _, s in parts])
+        if words is not None and not (np.array_equal(counts, words[0])
+                                      and np.array_equal(stats[:, 9], words[1])):
+            raise ValueError(f"{member.parent}: its test sentences differ from another "
+                             f"member's: not one test set")
+        words = (counts, stats[:, 9])
+        statistics.append(stats)
+    return statistics, (words[0] if words is not None else np.zeros(0, int))
 
 
 def findings(results):
@@ -129,28 +143,27 @@ def findings(results):
                                                        for s in SETTINGS)
     read = {name: _pooled(results, name, SEEDS) for name in
             (encdec, search, bidirectional, transformer_name)}
-    done = {name: len(hypotheses) for name, (hypotheses, _, _) in read.items()}
+    done = {name: len(statistics) for name, (statistics, _) in read.items()}
     if min(done[encdec], done[search]) < len(SEEDS):
         return [f.pending(KEY, TITLE, PAPER, "Multi30k test sets, "
                           + ", ".join(f"{n}: {d} of {len(SEEDS)}" for n, d in done.items()))]
-    references, sources = read[search][1], read[search][2]
+    words = read[search][1]
     for name in (encdec, bidirectional, transformer_name):
-        if done[name] and (read[name][1], read[name][2]) != (references, sources):
-            raise ValueError(f"{name}'s test references or sources differ from {search}'s")
-    words = np.array([len(s.split()) for s in sources])
+        if done[name] and not np.array_equal(read[name][1], words):
+            raise ValueError(f"{name}'s test sentences differ from {search}'s")
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
-    everything = np.arange(len(references))
+    everything = np.arange(len(words))
+    # Statistics, not texts: the tests take them as they are (references None).
     systems = {name: read[name][0] for name in read if done[name] >= len(SEEDS)}
-    gap = metrics.length_gap_test(systems, references, short, long, search, encdec,
+    gap = metrics.length_gap_test(systems, None, short, long, search, encdec,
                                   n_samples=RESAMPLES)
-    whole = metrics.paired_seed_test(systems, references, search, encdec,
+    whole = metrics.paired_seed_test(systems, None, search, encdec,
                                      [(everything, 1.0)], n_samples=RESAMPLES)
     rule = stats.BLEU
 
     def bleu(name, rows):  # the seed-mean corpus BLEU on ``rows``
-        return float(np.mean([metrics.bleu_from_statistics(
-            metrics.sentence_statistics([h[i] for i in rows], [references[i] for i in rows])
-            .sum(0)) for h in systems[name]]))
+        return float(np.mean([metrics.bleu_from_statistics(s[rows].sum(0))
+                              for s in systems[name]]))
 
     at_floor = max(bleu(encdec, long), bleu(search, long)) < rule.floor
     holds = all(test["difference"] >= rule.min_effect and test["p"] < stats.LEVEL
@@ -160,7 +173,7 @@ def findings(results):
     interval = lambda t: (f"{t['difference']:+.2f} BLEU [{t['low']:+.2f}, "  # noqa: E731
                           f"{t['high']:+.2f}], p = {t['p']:.2g} (seeds' se "
                           f"{t['seed_se']:.2f}, sentences' {t['sentence_se']:.2f})")
-    ours = (f"Multi30k Flickr test sets 2016-2018 pooled ({len(references):,} sentences), "
+    ours = (f"Multi30k Flickr test sets 2016-2018 pooled ({len(words):,} sentences), "
             f"de→en, cased sacreBLEU, {len(SEEDS)} seeds: all sentences RNNencdec "
             f"{bleu(encdec, everything):.2f}, RNNsearch {bleu(search, everything):.2f} "
             f"(difference {interval(whole)}); sources of ≤ {SHORT} words ({len(short)}) "
@@ -174,7 +187,7 @@ def findings(results):
                         "encoder against none"),
                        (transformer_name, encdec, "the Transformer against RNNencdec")):
         if a in systems and b in systems:
-            test = metrics.length_gap_test(systems, references, short, long, a, b,
+            test = metrics.length_gap_test(systems, None, short, long, a, b,
                                            n_samples=RESAMPLES)
             beside.append(f"{what}: G = {test['difference']:+.2f} "
                           f"[{test['low']:+.2f}, {test['high']:+.2f}]")

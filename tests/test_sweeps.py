@@ -323,6 +323,36 @@ def test_a_cohort_of_eight_default_size_members_initialises(tmp_path):
     assert "initialised 8" in done.stdout
 
 
+def test_a_record_of_multi30k_keeps_no_text_of_the_corpus(tmp_path):
+    """Multi30k's licence: its files are never committed. A record keeps the member's
+    hypotheses and each sentence's BLEU statistics (which give back every BLEU the
+    findings compute), not the sources and references, nor the samples' texts."""
+    import json
+
+    from attention_research.record import record
+    from attention_research.tasks.translation import metrics
+    run, results = tmp_path / "run", tmp_path / "results"
+    member = run / "members" / "seed-0"
+    (member / "translations").mkdir(parents=True)
+    (member / "config.json").write_text(json.dumps({"task": {"dataset": "multi30k"}}))
+    (member / "summary.json").write_text(json.dumps({"status": "finished", "members": [
+        {"samples": [{"source": "ein hund", "reference": "a dog", "translation": "a dog"}]}]}))
+    texts = {"source": ["ein hund läuft", "zwei katzen"], "reference": ["a dog runs", "two cats"],
+             "hypothesis": ["a dog runs", "two dogs"]}
+    for kind, lines in texts.items():
+        (member / "translations" / f"test.{kind}.txt").write_text("\n".join(lines) + "\n")
+    assert record(run, results) == ["seed-0"]
+    kept = results / "members" / "seed-0"
+    assert sorted(p.name for p in (kept / "translations").iterdir()) == [
+        "test.hypothesis.txt", "test.sentences.tsv"]
+    assert json.loads((kept / "summary.json").read_text())["members"][0]["samples"] == [
+        {"translation": "a dog"}]
+    words, statistics = metrics.read_sentence_table(kept / "translations" / "test.sentences.tsv")
+    assert list(words) == [3, 2]
+    assert metrics.bleu_from_statistics(statistics.sum(0)) == pytest.approx(
+        metrics.corpus_scores(texts["hypothesis"], texts["reference"])["bleu"])
+
+
 def test_a_record_without_a_readme_gets_one_made_from_its_files(tmp_path):
     """Issue 38: every record says what it is. The README comes from the record's own
     files (here its commands and members) and is never written over."""

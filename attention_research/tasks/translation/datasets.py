@@ -23,6 +23,11 @@ from attention_research.tasks.translation import ding_de_en, multi30k
 SPLITS = ("train", "validation", "test")
 # The built-in corpora, which read their files from ``task.data_path`` when given.
 BUILT_IN = {"multi30k": "a folder of its raw .gz files", "ding_de_en": "the Ding file"}
+# Corpora whose texts may not be committed into the project (their licences): a record
+# keeps a member's hypotheses and each sentence's scoring statistics, never the sources
+# or references (record.py; metrics.SENTENCE_COLUMNS).
+NOT_REDISTRIBUTED = {"multi30k": "partly derived from Flickr30K, for non-commercial "
+                                 "research and education only; do not commit its files"}
 
 
 @dataclass
@@ -93,4 +98,5 @@ def _prepared(builder) -> bool:
     return (Path(builder.data_dir) / "dataset_info.json").is_file()
 
 
-__all__ = ["BUILT_IN", "Corpus", "SPLITS", "as_text", "ding_de_en", "load", "multi30k"]
+__all__ = ["BUILT_IN", "Corpus", "NOT_REDISTRIBUTED", "SPLITS", "as_text", "ding_de_en",
+           "load", "multi30k"]

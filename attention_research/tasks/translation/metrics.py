@@ -88,15 +88,55 @@ def paired_bootstrap(systems: dict[str, Sequence[str]], references: Sequence[str
             for name, r in zip(results["System"], results["BLEU"])}
 
 
-def sentence_statistics(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+def sentence_statistics(hypotheses: Sequence[str], references: Sequence[str],
+                        lowercase: bool = False) -> np.ndarray:
     """[N, 10] BLEU sufficient statistics per sentence: matched and total n-grams for
     n = 1…4, hypothesis and reference length. Sums over any subset give that subset's
     corpus BLEU (``bleu_from_statistics``) without re-tokenising."""
     rows = []
     for hypothesis, reference in zip(hypotheses, references):
+        if lowercase:
+            hypothesis, reference = hypothesis.lower(), reference.lower()
         score = sacrebleu.sentence_bleu(hypothesis, [reference])
         rows.append([*score.counts, *score.totals, score.sys_len, score.ref_len])
     return np.asarray(rows, np.int64).reshape(-1, 10)
+
+
+# A record of a corpus whose texts may not be committed (datasets.NOT_REDISTRIBUTED)
+# keeps, per split, translations/<split>.sentences.tsv: these columns for each sentence.
+SENTENCE_COLUMNS = ("source_words", *(f"bleu_{i}" for i in range(10)),
+                    *(f"bleu_lc_{i}" for i in range(10)))
+
+
+def sentence_table(hypotheses, references, sources) -> str:
+    """The TSV of ``SENTENCE_COLUMNS``: what every test here needs of a split, without
+    its texts (cased and lowercased BLEU statistics, the source's word count)."""
+    cased = sentence_statistics(hypotheses, references)
+    lowered = sentence_statistics(hypotheses, references, lowercase=True)
+    lines = ["\t".join(SENTENCE_COLUMNS)]
+    for source, a, b in zip(sources, cased, lowered):
+        lines.append("\t".join(map(str, [len(source.split()), *a, *b])))
+    return "\n".join(lines) + "\n"
+
+
+def read_sentence_table(path) -> tuple[np.ndarray, np.ndarray]:
+    """(source word counts [N], cased BLEU statistics [N, 10]) from ``sentence_table``."""
+    rows = np.loadtxt(path, dtype=np.int64, delimiter="\t", skiprows=1, ndmin=2)
+    return rows[:, 0], rows[:, 1:11]
+
+
+def _count(systems, references) -> int:
+    """How many test sentences: the references', or a given statistics array's rows."""
+    if references is not None:
+        return len(references)
+    return len(next(iter(systems.values()))[0])
+
+
+def _per_seed(hypotheses_or_statistics, references) -> list[np.ndarray]:
+    """Each seed's [N, 10] statistics: given (a record of a corpus whose texts are not
+    committed), or computed from its hypotheses and the references."""
+    return [h if isinstance(h, np.ndarray) else sentence_statistics(h, references)
+            for h in hypotheses_or_statistics]
 
 
 def bleu_from_statistics(total: np.ndarray) -> float:
@@ -138,14 +178,14 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     seed counts, p two-sided, the interval d ± t_{df, 0.975} se (a bootstrap-t with
     Welch's reference). It also returns 'se' and 'df'.
     """
-    count = len(references)
+    count = _count(systems, references)
     rng = np.random.default_rng(seed)
     # How often each sentence is drawn in each resample: sums become one matmul.
     draws = np.stack([np.bincount(rng.integers(0, count, count), minlength=count)
                       for _ in range(n_samples)])
     observed, resampled, seeds = {}, {}, {}
     for setting in sorted({name for pair in pairs for name in pair}):
-        per_seed = [sentence_statistics(h, references) for h in systems[setting]]
+        per_seed = _per_seed(systems[setting], references)
         observed[setting] = np.mean([bleu_from_statistics(s.sum(0)) for s in per_seed])
         by_seed = np.array([[bleu_from_statistics(row) for row in draws @ s]
                             for s in per_seed])  # [seeds, B]
@@ -198,7 +238,7 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
     """
     from scipy import stats as scipy_stats
     rng = np.random.default_rng(seed)
-    count = len(references)
+    count = _count(systems, references)
     draws = []  # per bin: [B, N] how often each of its rows is drawn
     for rows, _ in bins:
         rows = np.asarray(rows)
@@ -208,7 +248,7 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
         draws.append(counts)
     values, resampled = {}, {}
     for setting in (a, b):
-        per_seed = [sentence_statistics(h, references) for h in systems[setting]]
+        per_seed = _per_seed(systems[setting], references)
         values[setting] = np.array([sum(weight * bleu_from_statistics(s[np.asarray(rows)].sum(0))
                                         for rows, weight in bins) for s in per_seed])
         resampled[setting] = np.mean([sum(weight * np.array([bleu_from_statistics(row)

@@ -122,9 +122,12 @@ def bootstrap_by_length(members, split: str,
     """Every member against the sweep's first (the baseline, e.g. no attention) by
     paired bootstrap resampling, on the whole split ('all') and in each BLEU-by-length
     bin: {bin: {'count': sentences, member: {'bleu', 'mean', 'ci', 'p_value'}}}; None if
-    a member wrote no translations (runs from before they were written)."""
+    a member wrote no translations (runs from before they were written), or in a record
+    of a corpus whose texts are not committed (record.py: its first report stays)."""
     folders = [m.workdir / "translations" for m in members]
     if not folders or not all((f / f"{split}.hypothesis.txt").exists() for f in folders):
+        return None
+    if not all((folders[0] / f"{split}.{kind}.txt").exists() for kind in ("source", "reference")):
         return None
     read = lambda folder, kind: (folder / f"{split}.{kind}.txt").read_text().splitlines()
     sources, references = read(folders[0], "source"), read(folders[0], "reference")
