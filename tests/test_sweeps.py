@@ -251,7 +251,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
                 "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4)}
-    tools = {"step_speed", "eval_speed"}  # time a train step, an evaluation: no sweep
+    # Time a train step, an evaluation; run a peer toolkit: no sweep.
+    tools = {"step_speed", "eval_speed", "joeynmt_peer"}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)
     for name, (num_members, num_cohorts) in expected.items():
