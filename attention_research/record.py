@@ -127,7 +127,8 @@ def write_readme(destination) -> bool:
         return False
     name = destination.name
     experiment = name.removesuffix("_replication").removesuffix("_translation")
-    root = destination.resolve().parents[2]  # experiments/results/NAME -> the repository
+    parents = destination.resolve().parents  # experiments/results/NAME -> the repository
+    root = parents[2] if len(parents) > 2 else destination
     sweep_file = root / "experiments" / f"{experiment}.py"
     if not sweep_file.is_file():  # a record a script writes: the file that names it
         sweep_file = next((f for f in sorted((root / "experiments").glob("*.py"))

@@ -45,6 +45,8 @@ from ml_collections import config_flags  # noqa: E402
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Our config file[:argument].")
 _OUT = flags.DEFINE_string("out", "runs/joeynmt_peer", "The peer's folder.")
+_SPLIT = flags.DEFINE_enum("split", "test", ["test", "validation"],
+                           "score: the split (JoeyNMT's test mode writes both).")
 SPLITS = {"train": "train", "dev": "validation", "test": "test"}  # JoeyNMT's: ours
 
 
@@ -174,17 +176,19 @@ def training_speed(log: Path) -> dict:
 def score(config, out: Path):
     from attention_research.tasks.translation import metrics, subwords
     _, _, splits = _prepared(config)
-    hypotheses = (out / "hypotheses.test").read_text().splitlines()
-    references = splits["test"].target_texts
+    split = _SPLIT.value
+    theirs = out / f"hypotheses.{'dev' if split == 'validation' else 'test'}"
+    hypotheses = theirs.read_text().splitlines()
+    references = splits[split].target_texts
     if len(hypotheses) != len(references):
-        raise ValueError(f"{out / 'hypotheses.test'} has {len(hypotheses)} lines, the test "
-                         f"split {len(references)}: not this config's test split")
+        raise ValueError(f"{theirs} has {len(hypotheses)} lines, the {split} split "
+                         f"{len(references)}: not this config's {split} split")
     # Our outputs get the training targets' own characters back before scoring
     # (subwords.restoration); so do JoeyNMT's, which come from the same model.
     hypotheses = subwords.restore(hypotheses, subwords.restoration(splits["train"].target_texts))
     scores = metrics.corpus_scores(hypotheses, references)
-    result = {"test": scores, **training_speed(out / "model" / "train.log")}
-    (out / "summary.json").write_text(json.dumps(result, indent=2) + "\n")
+    result = {split: scores, **training_speed(out / "model" / "train.log")}
+    (out / f"summary_{split}.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 
 
