@@ -47,6 +47,8 @@ _CONFIG = config_flags.DEFINE_config_file("config", None, "Our config file[:argu
 _OUT = flags.DEFINE_string("out", "runs/joeynmt_peer", "The peer's folder.")
 _SPLIT = flags.DEFINE_enum("split", "test", ["test", "validation"],
                            "score: the split (JoeyNMT's test mode writes both).")
+_OURS = flags.DEFINE_list("ours", [], "score: our members' folders (recorded or run) that "
+                          "trained the same config, set beside JoeyNMT in summary.md.")
 SPLITS = {"train": "train", "dev": "validation", "test": "test"}  # JoeyNMT's: ours
 
 
@@ -189,6 +191,28 @@ def score(config, out: Path):
     scores = metrics.corpus_scores(hypotheses, references)
     result = {split: scores, **training_speed(out / "model" / "train.log")}
     (out / f"summary_{split}.json").write_text(json.dumps(result, indent=2) + "\n")
+    rows = [["JoeyNMT 2.3, seed " + str(config.seed), *(f"{scores[k]:.2f}" for k in
+                                                        ("bleu", "bleu_lc", "chrf")),
+             f"{result['target_tokens_per_s_median']:.0f} (one model)"
+             if result["target_tokens_per_s_median"] else "—"]]
+    for folder in map(Path, _OURS.value):
+        ours = json.loads((folder / "summary.json").read_text())
+        final = ours["members"][0]["final"]
+        rates = [json.loads(line).get("train/tokens_per_s") for line in
+                 (folder / "metrics.jsonl").read_text().splitlines()]
+        rates = [r for r in rates if r]
+        rows.append([f"ours, {folder.name}", *(f"{final[f'{split}/{k}']:.2f}" for k in
+                                               ("bleu", "bleu_lc", "chrf")),
+                     f"{statistics.median(rates):.0f} (its cohort's models together)"
+                     if rates else "—"])
+    from attention_research.reports import markdown_table
+    table = markdown_table([f"run ({split})", "BLEU", "lowercased BLEU", "chrF",
+                            "target tokens/s, median of the training logs"], rows)
+    (out / f"summary_{split}.md").write_text(
+        f"# JoeyNMT beside ours on {config.task.dataset} ({split})\n\nWritten by "
+        f"`python experiments/joeynmt_peer.py score --split={split}` from JoeyNMT's "
+        f"hypotheses and log and our members' summary.json and metrics.jsonl; both scored "
+        f"by metrics.corpus_scores.\n\n{table}\n")
     print(json.dumps(result, indent=2))
 
 
