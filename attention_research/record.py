@@ -110,21 +110,22 @@ def record(workdir, destination) -> list[str]:
     return recorded
 
 
+MARKER = "This README was written by `attention_research.record`"  # how one is known
 GENERATED = ("This README was written by `attention_research.record` from the sweep file's "
-             "docstring and the record's files, because the record had none; write your "
-             "own notes over it (a README is never overwritten).")
+             "docstring and the record's files, because the record had none; it is "
+             "rewritten as the record grows until notes of your own replace it.")
 
 
 def write_readme(destination) -> bool:
     """Give a record that has no README.md one made from what it holds (issue 38:
     every record says what it is): its sweep file's first paragraph, the commands that
     made it, what it holds, and the rows of experiments/FINDINGS.md that read it.
-    Nothing is typed by hand and an existing README is never touched. Returns whether
-    it wrote one."""
+    Nothing is typed by hand. A README of someone's own is never touched; one written
+    here is written again, so that it follows the record. Returns whether it wrote."""
     destination = Path(destination)
     readme = destination / "README.md"
-    if readme.exists():
-        return False
+    if readme.exists() and MARKER not in readme.read_text():
+        return False  # notes of someone's own
     name = destination.name
     experiment = name.removesuffix("_replication").removesuffix("_translation")
     parents = destination.resolve().parents  # experiments/results/NAME -> the repository

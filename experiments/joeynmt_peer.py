@@ -43,12 +43,15 @@ sys.path.insert(0, str(ROOT))
 from absl import app, flags  # noqa: E402
 from ml_collections import config_flags  # noqa: E402
 
-_CONFIG = config_flags.DEFINE_config_file("config", None, "Our config file[:argument].")
-_OUT = flags.DEFINE_string("out", "runs/joeynmt_peer", "The peer's folder.")
-_SPLIT = flags.DEFINE_enum("split", "test", ["test", "validation"],
-                           "score: the split (JoeyNMT's test mode writes both).")
-_OURS = flags.DEFINE_list("ours", [], "score: our members' folders (recorded or run) that "
-                          "trained the same config, set beside JoeyNMT in summary.md.")
+def _define_flags():
+    """The command line's flags, defined when run as a script only: findings.py imports
+    every experiment file, and absl refuses a flag defined twice."""
+    return (config_flags.DEFINE_config_file("config", None, "Our config file[:argument]."),
+            flags.DEFINE_string("out", "runs/joeynmt_peer", "The peer's folder."),
+            flags.DEFINE_enum("split", "test", ["test", "validation"],
+                              "score: the split (JoeyNMT's test mode writes both)."),
+            flags.DEFINE_list("ours", [], "score: our members' folders (recorded or run) "
+                              "that trained the same config, set beside JoeyNMT."))
 SPLITS = {"train": "train", "dev": "validation", "test": "test"}  # JoeyNMT's: ours
 
 
@@ -175,10 +178,9 @@ def training_speed(log: Path) -> dict:
             "logged": len(rates)}
 
 
-def score(config, out: Path):
+def score(config, out: Path, split: str = "test", ours=()):
     from attention_research.tasks.translation import metrics, subwords
     _, _, splits = _prepared(config)
-    split = _SPLIT.value
     theirs = out / f"hypotheses.{'dev' if split == 'validation' else 'test'}"
     hypotheses = theirs.read_text().splitlines()
     references = splits[split].target_texts
@@ -195,7 +197,7 @@ def score(config, out: Path):
                                                         ("bleu", "bleu_lc", "chrf")),
              f"{result['target_tokens_per_s_median']:.0f} (one model)"
              if result["target_tokens_per_s_median"] else "—"]]
-    for folder in map(Path, _OURS.value):
+    for folder in map(Path, ours):
         ours = json.loads((folder / "summary.json").read_text())
         final = ours["members"][0]["final"]
         rates = [json.loads(line).get("train/tokens_per_s") for line in
@@ -216,13 +218,17 @@ def score(config, out: Path):
     print(json.dumps(result, indent=2))
 
 
-def main(argv):
+def main(argv, config_flag, out_flag, split_flag, ours_flag):
     if len(argv) != 2 or argv[1] not in ("prepare", "score"):
         raise app.UsageError("usage: joeynmt_peer.py prepare|score --config=... --out=...")
-    out = Path(_OUT.value)
-    (prepare if argv[1] == "prepare" else score)(_CONFIG.value, out)
+    out = Path(out_flag.value)
+    if argv[1] == "prepare":
+        prepare(config_flag.value, out)
+    else:
+        score(config_flag.value, out, split_flag.value, ours_flag.value)
 
 
 if __name__ == "__main__":
+    defined = _define_flags()
     flags.mark_flag_as_required("config")
-    app.run(main)
+    app.run(lambda argv: main(argv, *defined))

@@ -366,6 +366,9 @@ def test_a_record_without_a_readme_gets_one_made_from_its_files(tmp_path):
     text = (results / "README.md").read_text()
     assert "python launch.py --config=x.py:replicate" in text and GENERATED in text
     assert "The replication of [`some_sweep`]" in text and "1 finished member(s)" in text
+    (results / "members" / "m_seed-101").mkdir()  # the record grows: so does its README
+    (results / "members" / "m_seed-101" / "summary.json").write_text("{}")
+    assert write_readme(results) and "2 finished member(s)" in (results / "README.md").read_text()
     (results / "README.md").write_text("notes of my own\n")
     assert not write_readme(results)
     assert (results / "README.md").read_text() == "notes of my own\n"
