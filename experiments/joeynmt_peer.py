@@ -200,6 +200,9 @@ def score(config, out: Path, split: str = "test", ours=()):
     for folder in map(Path, ours):
         ours = json.loads((folder / "summary.json").read_text())
         final = ours["members"][0]["final"]
+        if f"{split}/bleu" not in final:
+            raise ValueError(f"{folder} translated no {split} split at the end (its "
+                             f"task.eval_split): compare on the split it did")
         rates = [json.loads(line).get("train/tokens_per_s") for line in
                  (folder / "metrics.jsonl").read_text().splitlines()]
         rates = [r for r in rates if r]
