@@ -182,11 +182,11 @@ def shrink(config):
     return config
 
 
-def shrink_if_tiny(config, arg: str | None):
-    """For sweep files, whose arguments are ``tiny`` and ``replicate``: ``config`` shrunk
-    if ``tiny`` is given; named NAME_replication if ``replicate`` is (its record then
-    goes to experiments/results/NAME_replication)."""
-    choices = parse_argument(arg, {})
+def shrink_if_tiny(config, arg: str | None, allowed: dict | None = None):
+    """For sweep files, whose arguments are ``tiny`` and ``replicate`` (and the file's own
+    ``allowed`` choices): ``config`` shrunk if ``tiny`` is given; named NAME_replication
+    if ``replicate`` is (its record then goes to experiments/results/NAME_replication)."""
+    choices = parse_argument(arg, allowed or {})
     if choices.get(REPLICATE):
         config.name += "_replication"
     return shrink(config) if choices.get(TINY) else config

@@ -72,10 +72,7 @@ def get_config(arg=None):
         config.model.tie_embeddings = "all"
         config.train.update(label_smoothing=0.1, num_steps=8000, eval_every=500,
                             checkpoint_every=1000, best_metric="eval/bleu/validation")
-    choices = base.parse_argument(arg, ARGUMENTS)
-    if choices.get(base.REPLICATE):
-        config.name += "_replication"
-    return base.shrink(config) if choices.get(base.TINY) else config
+    return base.shrink_if_tiny(config, arg, ARGUMENTS)
 
 
 # The replicable rows: dot over location (its two settings on fresh seeds) and location's

@@ -49,15 +49,10 @@ weak evidence against the paper at its lengths.
 """
 
 from attention_research import sweeps
-from configs import base, transformer
+from configs import base
+from experiments.multi30k_recipe import TRANSFORMER  # the Transformer the recipe tunes
 
 SCORE, BIDIRECTIONAL = "config.model.attention.score", "config.model.bidirectional"
-_TRANSFORMER = transformer.get_config("task=translation").model
-TRANSFORMER = {"config.model.family": "transformer", SCORE: "scaled_dot",
-               "config.model.attention.num_heads": _TRANSFORMER.attention.num_heads,
-               "config.model.num_layers": _TRANSFORMER.num_layers,
-               "config.model.ff_dim": _TRANSFORMER.ff_dim,
-               "config.model.dropout": _TRANSFORMER.dropout}
 RNNENCDEC = {SCORE: "none", BIDIRECTIONAL: False}
 RNNSEARCH = {SCORE: "additive"}
 NONE_BIDIRECTIONAL = {SCORE: "none"}

@@ -239,13 +239,9 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
     from scipy import stats as scipy_stats
     rng = np.random.default_rng(seed)
     count = _count(systems, references)
-    draws = []  # per bin: [B, N] how often each of its rows is drawn
-    for rows, _ in bins:
-        rows = np.asarray(rows)
-        counts = np.zeros((n_samples, count), np.int64)
-        for replicate in range(n_samples):
-            np.add.at(counts[replicate], rng.choice(rows, len(rows)), 1)
-        draws.append(counts)
+    # Per bin: [B, N] how often each of its rows is drawn (as compare_settings counts).
+    draws = [np.stack([np.bincount(rng.choice(np.asarray(rows), len(rows)), minlength=count)
+                       for _ in range(n_samples)]) for rows, _ in bins]
     values, resampled = {}, {}
     for setting in (a, b):
         per_seed = _per_seed(systems[setting], references)
