@@ -208,6 +208,16 @@ def display_names(settings, config) -> dict[str, str]:
     return shown
 
 
+def readable_names(settings, config) -> dict[str, str]:
+    """``display_names`` where they tell every setting apart (and a config is given),
+    else the settings' own names: the names a report's tables and verdicts show."""
+    settings = list(settings)
+    shown = display_names(settings, config) if config is not None else {}
+    if len(set(shown.values())) < len(settings):
+        return {s: s for s in settings}
+    return shown
+
+
 def _shown(key: str, value: str) -> str:
     """One (short field, value) part of a setting's name, as a person reads it."""
     if key in _DISPLAYED_VALUES:
@@ -370,13 +380,15 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
     metrics += [(early, early_name)] if early else []
     metrics = [(key, name) for key, name in metrics if any(r.get(key) is not None for r in rows)]
     verdicts = []
+    # Verdicts name settings as a person reads them ('Transformer · RoPE', issue 38).
+    shown = readable_names(dict.fromkeys(map(_without_task, settings)), config)
     for task in dict.fromkeys(r["task"] for r in rows):
         of_task = [s for s in settings if any(r["setting"] == s and r["task"] == task
                                               for r in rows)]
         for key, name in dict.fromkeys(metrics):
             # Failed members count as failed seeds (None), and are left out of the test.
-            samples = {_without_task(s): [r.get(key) for r in rows if r["setting"] == s]
-                       for s in of_task}
+            samples = {shown[_without_task(s)]: [r.get(key) for r in rows
+                                                 if r["setting"] == s] for s in of_task}
             verdicts.append([task, name, verdict(samples, rule=stats.ACCURACY)])
     explained = analysis_section(rows, settings, seen)
     grid = f" Held-out evaluation every {eval_every} steps" if eval_every else ""

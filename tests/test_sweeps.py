@@ -198,6 +198,9 @@ def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
             for setting, early in (("score-fast", 0.9), ("score-slow", 0.5))
             for seed in range(5)]
     table = reports.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50)
+    # With the members' config, the verdicts name settings as a person reads them.
+    readable = reports.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50, config=config)
+    assert "**fast** (separated from slow by +0.400" in readable
     assert "| seq acc 1-4 at step 500 |" in table.splitlines()[2]
     assert "| score-fast | 5 | 0.920 ± 0.020 |" in table
     assert ("| copy | seq acc 1-4 at step 500 | **score-fast** (separated from "

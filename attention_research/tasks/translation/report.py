@@ -12,7 +12,7 @@ import numpy as np
 from attention_research import plotting, stats
 from attention_research.reports import (
     SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, pivot_section,
-    seeds_cell, setting_of, status_fields, verdict, write_csv)
+    readable_names, seeds_cell, setting_of, status_fields, verdict, write_csv)
 from attention_research.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
@@ -47,7 +47,9 @@ def markdown(rows, split: str, elapsed_s: float, config=None) -> str:
         cells += [interval_cell([r.get(k) for r in seeds]) for k in
                   (f"{split}/bleu", *lowercased, f"{split}/chrf", "loss/validation", *lengths)]
         table.append(cells)
-    verdicts = [[name, verdict({s: [r.get(key) for r in finished(rows) if r["setting"] == s]
+    shown = readable_names(settings, config)  # verdicts by display names (issue 38)
+    verdicts = [[name, verdict({shown[s]: [r.get(key) for r in finished(rows)
+                                           if r["setting"] == s]
                                for s in settings}, digits=2, rule=rule)]
                 for key, name, rule in ((f"{split}/bleu", f"BLEU ({split})", stats.BLEU),
                                         (f"{split}/chrf", f"chrF ({split})", stats.CHRF))]
