@@ -253,7 +253,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
                 "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
-                "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4)}
+                "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4),
+                "multi30k_goals": (6, 2)}
     # Time a train step, an evaluation; run a peer toolkit: no sweep.
     tools = {"step_speed", "eval_speed", "joeynmt_peer"}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
@@ -280,6 +281,10 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
             grown = {f: v for f, v in _flat(member.config).items()
                      if f in sizes and v != shrunk[f]}
             assert not grown, f"{name}: smoke member {member.name} is not tiny: {grown}"
+    # The goal runs time each model alone: one member a cohort.
+    module = importlib.import_module("experiments.multi30k_goals")
+    goals = sweeps.expand(module.get_config(), module.get_sweep(), tmp_path / "goals")
+    assert len(sweeps.cohorts(goals, module.get_config().max_cohort_members)) == 6
     # A sweep file may take an argument: luong_table4 on Multi30k, and explicit_vs_implicit's
     # translation sweep.
     module = importlib.import_module("experiments.luong_table4")
