@@ -23,3 +23,38 @@ def get_config(arg=None):
     config.name = "transformer" if score == "scaled_dot" else f"transformer-{score}"
     config.model.attention.score = score
     return config
+
+
+# The fields a sweep sets to make a member of an RNN base config this Transformer.
+SWEEP_FIELDS = ("family", "attention.score", "attention.num_heads", "num_layers", "ff_dim",
+                "dropout")
+
+
+def translation_overrides(recipe: str | None = None) -> dict:
+    """The sweep overrides that turn a member of a translation sweep (its base config the
+    RNN of configs/base.py) into this file's Transformer, at the translation recipe
+    ``recipe`` (``Translation.RECIPES``; None: today's default): the fields of
+    ``SWEEP_FIELDS``, then any other model or train field the two configs set apart
+    (a recipe's sizes for the Transformer alone), so that the member trains what
+    ``configs/transformer.py:task=translation`` does."""
+    from attention_research.tasks.translation.task import Translation
+    pinned = (lambda c: c) if recipe is None else (lambda c: Translation.use_recipe(c, recipe))
+    ours = pinned(get_config("task=translation"))
+    rnn = pinned(base.get_config("task=translation"))
+    overrides = {}
+    for section in ("model", "train"):
+        flat = lambda config: dict(_flat(config[section].to_dict()))
+        mine, theirs = flat(ours), flat(rnn)
+        fields = (list(SWEEP_FIELDS) if section == "model" else []) + [
+            f for f in mine if f not in SWEEP_FIELDS and mine[f] != theirs.get(f)]
+        overrides.update({f"config.{section}.{f}": mine[f] for f in fields})
+    return overrides
+
+
+def _flat(tree: dict, prefix: str = ""):
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            yield from _flat(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+

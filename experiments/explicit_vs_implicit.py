@@ -58,13 +58,10 @@ from experiments.compare_attention import FORMULATIONS  # noqa: E402
 
 SEEDS = [0, 1, 2]
 ARGUMENTS = {"task": ["translation"]}  # '': the symbol tasks
-_TRANSFORMER = transformer.get_config("task=translation").model
 TRANSLATION_FORMULATIONS = [
     {"config.model.attention.score": "additive"}, {"config.model.attention.score": "dot"},
-    {"config.model.family": "transformer", "config.model.attention.score": "scaled_dot",
-     "config.model.attention.num_heads": _TRANSFORMER.attention.num_heads,
-     "config.model.num_layers": _TRANSFORMER.num_layers,
-     "config.model.ff_dim": _TRANSFORMER.ff_dim, "config.model.dropout": _TRANSFORMER.dropout}]
+    # The Transformer of its day, pinned as its recipe is.
+    transformer.translation_overrides("translation_recipe")]
 
 
 def _translation(arg) -> bool:

@@ -69,9 +69,7 @@ def get_config(arg=None):
         config = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
         config.name = "luong_table4"
         # The tuned recipe (the defaults since translation_recipe), pinned.
-        config.model.tie_embeddings = "all"
-        config.train.update(label_smoothing=0.1, num_steps=8000, eval_every=500,
-                            checkpoint_every=1000, best_metric="eval/bleu/validation")
+        Translation.use_recipe(config, "translation_recipe")
     return base.shrink_if_tiny(config, arg, ARGUMENTS)
 
 

@@ -34,12 +34,10 @@ from attention_research.tasks.translation.task import Translation
 from configs import base, transformer
 
 TRAIN, MODEL, TASK = "config.train", "config.model", "config.task"
-TRANSFORMER_MODEL = transformer.get_config("task=translation").model
-TRANSFORMER = {f"{MODEL}.family": "transformer", f"{MODEL}.attention.score": "scaled_dot",
-               f"{MODEL}.attention.num_heads": TRANSFORMER_MODEL.attention.num_heads,
-               f"{MODEL}.num_layers": TRANSFORMER_MODEL.num_layers,
-               f"{MODEL}.ff_dim": TRANSFORMER_MODEL.ff_dim,
-               f"{MODEL}.dropout": TRANSFORMER_MODEL.dropout}
+# The sweep started from the defaults of its day, translation_recipe's (pinned, so that
+# a rerun trains what it reports when it has moved the defaults on).
+RECIPE = "translation_recipe"
+TRANSFORMER = transformer.translation_overrides(RECIPE)
 VOCAB8K = {f"{TASK}.vocab_size": 8000}
 WIDE = {f"{MODEL}.embed_dim": 256, f"{MODEL}.hidden_size": 256,
         f"{MODEL}.attention.dim": 256, f"{TRAIN}.num_steps": 6000}
@@ -56,7 +54,8 @@ SEEDS = [0, 1]
 
 
 def get_config(arg=None):
-    config = Translation.use_corpus(base.get_config("task=translation"), "multi30k")
+    config = Translation.use_recipe(
+        Translation.use_corpus(base.get_config("task=translation"), "multi30k"), RECIPE)
     config.name = "multi30k_recipe"
     config.task.eval_split = "validation"  # tuning never reads the test split
     config.train.best_metric = "eval/bleu_lc/validation"

@@ -49,13 +49,13 @@ weak evidence against the paper at its lengths.
 """
 
 from attention_research import sweeps
-from configs import base
-from experiments.multi30k_recipe import TRANSFORMER  # the Transformer the recipe tunes
+from configs import base, transformer
 
 SCORE, BIDIRECTIONAL = "config.model.attention.score", "config.model.bidirectional"
 RNNENCDEC = {SCORE: "none", BIDIRECTIONAL: False}
 RNNSEARCH = {SCORE: "additive"}
 NONE_BIDIRECTIONAL = {SCORE: "none"}
+TRANSFORMER = transformer.translation_overrides()  # at the default recipe, as the RNNs
 SETTINGS = [RNNENCDEC, RNNSEARCH, NONE_BIDIRECTIONAL, TRANSFORMER]
 SEEDS = [0, 1, 2]
 TEST_SPLITS = ("test", "test2017", "test2018")  # the Flickr test sets, pooled

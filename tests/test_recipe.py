@@ -190,8 +190,8 @@ def test_bad_selection_settings_are_refused_with_the_choices():
 
 
 def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path):
-    """task=translation's defaults, on the corpus they were tuned on (ding_de_en; the
-    default corpus is multi30k since), are translation_recipe's smooth_tie member (the
+    """The recipe named translation_recipe, on the corpus it was tuned on (ding_de_en;
+    the default corpus is multi30k since), is translation_recipe's smooth_tie member (the
     best mean validation BLEU, seed 0), apart from what tuning alone sets: its name and
     the validation split; the first recipe is what that sweep's baseline trains."""
     import json
@@ -202,7 +202,9 @@ def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path)
     members = sweeps.expand(recipe.get_config(), recipe.get_sweep(), tmp_path)
     name = sweeps.member_name({**recipe.SETTINGS["smooth_tie"], "config.seed": 0})
     chosen = next(m.config for m in members if m.name == name)
-    default = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
+    default = Translation.use_recipe(
+        Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"),
+        "translation_recipe")
     tuned = lambda c: {**json.loads(c.to_json()), "name": "", "task": {
         **json.loads(c.task.to_json()), "eval_split": ""}}
     assert tuned(default) == tuned(chosen)
@@ -234,8 +236,57 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
 
     plain = lambda c: {**json.loads(c.to_json()), "name": "", "analysis": None}
     tuned = member(luong_table4, None, recipe.TUNED_DEFAULT[1])
-    default = Translation.use_corpus(additive.get_config("task=translation"), "ding_de_en")
+    default = Translation.use_recipe(
+        Translation.use_corpus(additive.get_config("task=translation"), "ding_de_en"),
+        "translation_recipe")
     assert plain(tuned) == plain(default)
     assert tuned.analysis.to_json() == default.analysis.to_json()
     first = member(explicit_vs_implicit, "task=translation", recipe.FIRST_DEFAULT[1])
     assert plain(first) == plain(Translation.use_first_recipe(default))
+
+
+def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
+        tmp_path, monkeypatch):
+    """When the translation defaults move to another recipe, the experiments recorded
+    with an earlier one train what they report: every member of theirs is unchanged.
+    Those that run at today's defaults (translation_length, multi30k_goals, luong_table4
+    on Multi30k) follow, their Transformer included."""
+    import importlib
+    import json
+    from attention_research import sweeps
+    from attention_research.errors import ConfigError
+    from attention_research.tasks.translation import task
+    from experiments import (explicit_vs_implicit, luong_table4, multi30k_goals,
+                             multi30k_recipe, translation_de_en, translation_length,
+                             translation_recipe)
+    pinned = [(luong_table4, None), (explicit_vs_implicit, "task=translation"),
+              (translation_de_en, None), (translation_recipe, None), (multi30k_recipe, None)]
+    following = [(translation_length, None), (multi30k_goals, None),
+                 (luong_table4, "corpus=multi30k")]
+
+    def members(module, arg):
+        args = () if arg is None else (arg,)
+        importlib.reload(module)  # module-level settings read the defaults on import
+        return {m.name: json.loads(m.config.to_json()) for m in sweeps.expand(
+            module.get_config(*args), module.get_sweep(*args), tmp_path / module.__name__)}
+    before = {(m.__name__, a): members(m, a) for m, a in pinned + following}
+    probe = {**task.RECIPES[task.DEFAULT_RECIPE], "model.embed_dim": 96,
+             "transformer": {"model.ff_dim": 384, "model.dropout": 0.1},
+             "rnn": {"model.dropout": 0.2}}
+    monkeypatch.setitem(task.RECIPES, "probe", probe)
+    monkeypatch.setattr(task, "DEFAULT_RECIPE", "probe")
+    try:
+        for module, arg in pinned:
+            assert members(module, arg) == before[(module.__name__, arg)], module.__name__
+        for module, arg in following:
+            moved = members(module, arg)
+            assert all(c["model"]["embed_dim"] == 96 for c in moved.values()), module.__name__
+        # The Transformer of translation_length is the default one, its ff_dim included.
+        assert any("ff_dim-384" in name for name in members(translation_length, None))
+    finally:
+        monkeypatch.undo()
+        for module, _ in pinned + following:
+            importlib.reload(module)
+    with pytest.raises(ConfigError, match="unknown translation recipe 'nope'; the recipes "
+                                          "are: translation_recipe"):
+        task.Translation.use_recipe(translation_recipe.get_config(), "nope")
