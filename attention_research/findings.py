@@ -146,8 +146,10 @@ def progress(results, rows, settings, seeds: int) -> str:
 
 
 def member_files(results, setting: str, name: str) -> list[Path]:
-    """Each recorded member's ``name`` file of ``setting``, in order of seed."""
-    return sorted((Path(results) / "members").glob(f"{setting}_seed-*/{name}"),
+    """Each recorded member's ``name`` file of ``setting``, in order of seed (the
+    setting "base", a sweep's member with no overrides, is the members "seed-N")."""
+    prefix = "" if setting == "base" else f"{setting}_"
+    return sorted((Path(results) / "members").glob(f"{prefix}seed-*/{name}"),
                   key=lambda p: int(p.parent.name.rsplit("-", 1)[1]))
 
 

@@ -25,8 +25,9 @@ width and steps pays:
 2 seeds a setting. Every member translates the *validation* split at the end
 (``task.eval_split``): the test split is not looked at while tuning. Parameters are
 selected by lowercased validation BLEU, the score the goals are stated in. The best
-mean per model family becomes that family's Multi30k default; 2 seeds is a weak test,
-so the report's intervals say how sure that choice is.
+mean per model family (``choice``, once all of the family's seeds are in) becomes that
+family's Multi30k default; 2 seeds is a weak test, so the report's intervals say how
+sure that choice is.
 """
 
 from attention_research import sweeps
@@ -64,3 +65,26 @@ def get_config(arg=None):
 
 def get_sweep(arg=None):
     return sweeps.product(list(SETTINGS.values()), sweeps.axis("config.seed", SEEDS))
+
+
+def choice(results) -> dict[str, tuple[str, float]]:
+    """Each model family's setting with the best mean lowercased validation BLEU (beam
+    search, with the parameters of the best greedy one) over its seeds: {"rnn" or
+    "transformer": (the setting's name in SETTINGS, its mean)}. A family is left out
+    until every seed of every one of its settings has finished: the choice is made
+    once, from the whole sweep."""
+    from attention_research import findings as f
+    best = {}
+    for family in ("rnn", "transformer"):
+        means = {}
+        for name, overrides in SETTINGS.items():
+            if name.split("_")[0].removesuffix("256") != family:
+                continue
+            setting = sweeps.member_name(overrides)
+            finals = f.member_finals(results, setting)
+            if len(finals) < len(SEEDS):
+                break
+            means[name] = sum(m["final"]["validation/bleu_lc"] for m in finals) / len(finals)
+        else:
+            best[family] = max(means.items(), key=lambda item: item[1])
+    return best

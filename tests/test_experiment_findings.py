@@ -775,3 +775,31 @@ def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
                         "\n".join(lines) + "\n")
     found, = experiment.findings(tmp_path)
     assert found.verdict == verdict, found.ours
+
+
+def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path):
+    """multi30k_recipe.choice: the best mean lowercased validation BLEU per family, and
+    no choice for a family while any of its settings lacks a finished seed (the base
+    setting's members are "seed-N")."""
+    from attention_research import sweeps
+    from experiments import multi30k_recipe as recipe
+    bleu = {"rnn": 30.0, "rnn_vocab8k": 31.0, "rnn256": 33.0, "transformer": 35.0,
+            "transformer_vocab8k": 34.0, "transformer256": 36.0}
+
+    def write(name, seed, status="finished"):
+        setting = sweeps.member_name(recipe.SETTINGS[name])
+        member = f"seed-{seed}" if setting == "base" else f"{setting}_seed-{seed}"
+        directory = tmp_path / "members" / member
+        directory.mkdir(parents=True, exist_ok=True)
+        final = {"validation/bleu_lc": bleu[name] + seed}
+        (directory / "summary.json").write_text(json.dumps(
+            {"status": status, "members": [{"seed": seed, "final": final}]}))
+    for name in bleu:
+        write(name, 0)
+    for name in ("rnn", "rnn_vocab8k", "rnn256", "transformer", "transformer_vocab8k"):
+        write(name, 1)
+    write("transformer256", 1, status="failed")
+    assert recipe.choice(tmp_path) == {"rnn": ("rnn256", 33.5)}
+    write("transformer256", 1)
+    assert recipe.choice(tmp_path) == {"rnn": ("rnn256", 33.5),
+                                       "transformer": ("transformer256", 36.5)}
