@@ -68,6 +68,8 @@ class Finding:
     replicated: str = ""  # the summary table's word for it: yes / no / pending / …
     # The records that hold its fresh seeds (NAME_replication folders), for the page's link.
     replication_records: tuple = ()
+    # Other experiments' records it reads (folders under results/), for the page's link.
+    records: tuple = ()
 
     def __post_init__(self):
         allowed = self.verdicts
@@ -358,10 +360,13 @@ def _section(name: str, f: Finding) -> str:
     record = (f"record in [`results/{name}/`](results/{name}/)" if recorded
               else "not recorded yet")
     plot = plot if recorded else ""  # nothing to show before the run
+    reads = [r for r in f.records if (ROOT / "experiments" / "results" / r).is_dir()]
+    reads = ("; reads " + ", ".join(f"[`results/{r}/`](results/{r}/)" for r in reads)
+             if reads else "")
     return (f'<a id="{f.key}"></a>\n### {f.title}\n\n{claim}\n'
             f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n{again}"
             f"- **Experiment:** [`experiments/{name}.py`]({name}.py), {record}"
-            f"{replication}{plot}")
+            f"{reads}{replication}{plot}")
 
 
 def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,

@@ -137,7 +137,8 @@ def write_readme(destination) -> bool:
         experiment = sweep_file.stem
     lines = [f"# {name}", ""]
     if name.endswith("_replication"):
-        lines += [f"The replication of [`{experiment}`](../{experiment}/) on seeds never used "
+        replicated = name.removesuffix("_replication")  # the record it replicates
+        lines += [f"The replication of [`{replicated}`](../{replicated}/) on seeds never used "
                   "before (issue 35): the settings its replicable findings read, decided "
                   "again by the same code.", ""]
     if sweep_file.is_file():

@@ -481,7 +481,7 @@ def _default_record(results, experiment, bleu, dropped, seeds=(0, 1, 2)):
         (directory / "translations").mkdir(parents=True)
         final = {"test/bleu": _around(bleu, seed), "test/chrf": _around(20.0, seed)}
         (directory / "summary.json").write_text(json.dumps(
-            {"status": "finished", "members": [{"final": final}]}))
+            {"status": "finished", "members": [{"seed": seed, "final": final}]}))
         hypotheses = [" ".join(r.split()[:len(r.split()) - dropped]) for r in references]
         for kind, lines in (("hypothesis", hypotheses), ("reference", references)):
             (directory / "translations" / f"test.{kind}.txt").write_text(
@@ -498,6 +498,31 @@ def test_tuned_default_verdict_follows_the_seeds(tmp_path, tuned, first, expecte
     found, = recipe.findings(tmp_path / "translation_recipe")
     assert found.observation and found.verdict == expected
     assert "paired bootstrap" in found.ours
+
+
+def test_tuned_default_reads_its_run_s_seeds_and_says_where_the_gain_is(tmp_path):
+    """A member of another seed in a side's folder is not one of the row's (an audit);
+    the validation sweep's baseline against smooth_tie is read beside the verdict."""
+    from attention_research import sweeps
+    recipe = EXPERIMENTS["translation_recipe"]
+    _default_record(tmp_path, "luong_table4", 5.5, dropped=1)
+    _default_record(tmp_path, "luong_table4", 0.0, dropped=6, seeds=(7,))
+    _default_record(tmp_path, "explicit_vs_implicit_translation", 2.3, dropped=2)
+    found, = recipe.findings(tmp_path / "translation_recipe")
+    assert found.verdict == "holds" and "BLEU 5.49 ± 0.02 " in found.ours  # not seed 7
+    assert "validation sweep that would say which part pays is not recorded" in found.why
+    assert found.records == ("luong_table4", "explicit_vs_implicit_translation")
+    for name, bleu in (("baseline", 5.6), ("smooth_tie", 6.0)):
+        setting = sweeps.member_name(recipe.SETTINGS[name])
+        for seed in recipe.SEEDS:
+            member = f"seed-{seed}" if setting == "base" else f"{setting}_seed-{seed}"
+            directory = tmp_path / "translation_recipe" / "members" / member
+            directory.mkdir(parents=True)
+            (directory / "summary.json").write_text(json.dumps({"status": "finished",
+                "members": [{"seed": seed, "final": {"validation/bleu": bleu + seed}}]}))
+    found, = recipe.findings(tmp_path / "translation_recipe")
+    assert "(its baseline) reaches BLEU 6.10" in found.why
+    assert "not evidence that label smoothing or tying helps" in found.why
 
 
 def test_tuned_default_waits_for_three_seeds_a_side(tmp_path):
