@@ -290,3 +290,29 @@ def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
     with pytest.raises(ConfigError, match="unknown translation recipe 'nope'; the recipes "
                                           "are: translation_recipe"):
         task.Translation.use_recipe(translation_recipe.get_config(), "nope")
+
+
+def test_the_multi30k_defaults_are_what_multi30k_recipe_chose(tmp_path):
+    """Once multi30k_recipe's record holds every seed of a model family, that family's
+    translation defaults are its choice (``multi30k_recipe.choice``): the goal runs,
+    which train the defaults, train the chosen member's config but for what tuning
+    alone sets (name, the validation split) and the goal runs' cohort size. Until a
+    family is complete there is nothing to hold it to; recording its last member
+    without moving the defaults fails here."""
+    import json
+    from pathlib import Path
+    from attention_research import sweeps
+    from experiments import multi30k_goals as goals
+    from experiments import multi30k_recipe as recipe
+    record = Path(__file__).resolve().parents[1] / "experiments" / "results" / "multi30k_recipe"
+    chosen = recipe.choice(record)
+    plain = lambda c: {**json.loads(c.to_json()), "name": "", "max_cohort_members": 0,
+                       "task": {**json.loads(c.task.to_json()), "eval_split": ""}}
+    goal_members = sweeps.expand(goals.get_config(), goals.get_sweep(), tmp_path / "goals")
+    for family, (name, _) in chosen.items():
+        tuned = next(m.config for m in sweeps.expand(
+            recipe.get_config(), [{**recipe.SETTINGS[name], "config.seed": 0}], tmp_path / name))
+        default = next(m.config for m in goal_members
+                       if m.config.seed == 0 and (m.config.model.family == "transformer")
+                       == (family == "transformer"))
+        assert plain(default) == plain(tuned), family
