@@ -152,7 +152,25 @@ def member_files(results, setting: str, name: str) -> list[Path]:
     setting "base", a sweep's member with no overrides, is the members "seed-N")."""
     prefix = "" if setting == "base" else f"{setting}_"
     return sorted((Path(results) / "members").glob(f"{prefix}seed-*/{name}"),
-                  key=lambda p: int(p.parent.name.rsplit("-", 1)[1]))
+                  key=lambda p: member_seed(p.parent))
+
+
+def member_seed(member: Path) -> int:
+    """A member folder's seed, from its name ('..._seed-101')."""
+    return int(member.name.rsplit("-", 1)[1])
+
+
+def finished_members_of(results, setting: str, seeds=None) -> list[Path]:
+    """The folder of each finished recorded member of ``setting`` (of ``seeds``, if
+    given: a run's own seeds, not another run's in the same folder), in order of seed."""
+    return [path.parent for path, summary in _summaries(results, setting, seeds)
+            if summary.get("status") == "finished"]
+
+
+def _summaries(results, setting: str, seeds=None) -> list[tuple[Path, dict]]:
+    return [(path, json.loads(path.read_text()))
+            for path in member_files(results, setting, "summary.json")
+            if seeds is None or member_seed(path.parent) in seeds]
 
 
 def member_values(results, setting: str, key: str, step: int) -> list:
@@ -166,12 +184,12 @@ def member_values(results, setting: str, key: str, step: int) -> list:
     return values
 
 
-def member_finals(results, setting: str) -> list[dict]:
+def member_finals(results, setting: str, seeds=None) -> list[dict]:
     """The final results (summary.json's ``members[0]``) of each finished recorded member
-    of ``setting``, in order of seed: e.g. its ``seq_acc_by_length``."""
-    summaries = [json.loads(p.read_text()) for p in member_files(results, setting,
-                                                                     "summary.json")]
-    return [s["members"][0] for s in summaries if s.get("status") == "finished"]
+    of ``setting`` (of ``seeds``, if given), in order of seed: e.g. its
+    ``seq_acc_by_length``."""
+    return [summary["members"][0] for _, summary in _summaries(results, setting, seeds)
+            if summary.get("status") == "finished"]
 
 
 def mean_accuracy(by_length: dict, first: int, last: int) -> float:

@@ -111,9 +111,9 @@ def record(workdir, destination) -> list[str]:
 
 
 MARKER = "This README was written by `attention_research.record`"  # how one is known
-GENERATED = ("This README was written by `attention_research.record` from the sweep file's "
-             "docstring and the record's files, because the record had none; it is "
-             "rewritten as the record grows until notes of your own replace it.")
+GENERATED = (MARKER + " from the sweep file's docstring and the record's files, because "
+             "the record had none; it is rewritten as the record grows until notes of your "
+             "own replace it.")
 
 
 def write_readme(destination) -> bool:

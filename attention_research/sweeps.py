@@ -60,7 +60,9 @@ class Member:
         return {short_field(field): value for field, value in (self.overrides or {}).items()}
 
 
-def _set(config, field: str, value):
+def set_field(config, field: str, value, source: str = "sweep override"):
+    """Set the dotted ``field`` ('config.model.dropout' or 'model.dropout') of ``config``,
+    which must already have it; ``source`` names where the field came from in errors."""
     path = field.removeprefix("config.").split(".")
     node = config
     try:
@@ -70,10 +72,10 @@ def _set(config, field: str, value):
             raise KeyError(path[-1])
         node[path[-1]] = value
     except (KeyError, AttributeError) as error:
-        raise ConfigError(f"sweep override {field!r}: the config has no field "
+        raise ConfigError(f"{source} {field!r}: the config has no field "
                           f"{'.'.join(path)!r}") from error
     except TypeError as error:
-        raise ConfigError(f"sweep override {field!r}={value!r}: {error}") from error
+        raise ConfigError(f"{source} {field!r}={value!r}: {error}") from error
 
 
 SMOKE_MEMBERS = 4  # a sweep's :tiny trains at most this many members
@@ -127,7 +129,7 @@ def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
     for index, (overrides, name) in enumerate(zip(sweep, _distinct_names(sweep))):
         config = copy.deepcopy(base_config)
         for field, value in overrides.items():
-            _set(config, field, value)
+            set_field(config, field, value)
         try:
             validate(config)
         except ConfigError as error:

@@ -38,23 +38,16 @@ def translation_overrides(recipe: str | None = None) -> dict:
     (a recipe's sizes for the Transformer alone), so that the member trains what
     ``configs/transformer.py:task=translation`` does."""
     from attention_research.tasks.translation.task import Translation
+    from attention_research.workdir import flatten
     pinned = (lambda c: c) if recipe is None else (lambda c: Translation.use_recipe(c, recipe))
     ours = pinned(get_config("task=translation"))
     rnn = pinned(base.get_config("task=translation"))
     overrides = {}
     for section in ("model", "train"):
-        flat = lambda config: dict(_flat(config[section].to_dict()))
+        flat = lambda config: flatten(config[section].to_dict())
         mine, theirs = flat(ours), flat(rnn)
         fields = (list(SWEEP_FIELDS) if section == "model" else []) + [
             f for f in mine if f not in SWEEP_FIELDS and mine[f] != theirs.get(f)]
         overrides.update({f"config.{section}.{f}": mine[f] for f in fields})
     return overrides
-
-
-def _flat(tree: dict, prefix: str = ""):
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            yield from _flat(value, f"{prefix}{key}.")
-        else:
-            yield f"{prefix}{key}", value
 

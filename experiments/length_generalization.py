@@ -214,9 +214,7 @@ def _finals(f, results, model, task, seeds=None) -> list[dict]:
     """The recorded finals of ``model`` on ``task`` for ``seeds`` (default SEEDS, which
     the replication reads as its seeds 100-102): the sinusoidal arm has 5 fresh seeds for
     the revised rule, and the rows that count 3 read 3."""
-    seeds = SEEDS if seeds is None else seeds
-    return [m for m in f.member_finals(results, _setting(model, task))
-            if int(m.get("seed", -1)) in seeds]
+    return f.member_finals(results, _setting(model, task), SEEDS if seeds is None else seeds)
 
 
 def _near(f, results, model, task) -> tuple[list, list]:

@@ -105,12 +105,9 @@ def _translations(results, setting, seeds=None):
     sentence (translations/test.sentences.tsv) and None, which metrics' tests take."""
     from attention_research import findings as f
     from attention_research.tasks.translation import metrics
-    import json
     # The finished members (of ``seeds``, if given), as the report's rows are filtered
     # (an audit of the replication).
-    folders = [p.parent for p in f.member_files(results, setting, "summary.json")
-               if (seeds is None or int(p.parent.name.rsplit("-", 1)[1]) in seeds)
-               and json.loads(p.read_text()).get("status") == "finished"]
+    folders = f.finished_members_of(results, setting, seeds)
     read = lambda folder, kind: (folder / "translations" / f"test.{kind}.txt"
                                  ).read_text().splitlines()
     present = [folder for folder in folders if (folder / "translations").is_dir()]

@@ -78,7 +78,7 @@ def choice(results) -> dict[str, tuple[str, float]]:
     for family in ("rnn", "transformer"):
         means = {}
         for name, overrides in SETTINGS.items():
-            if name.split("_")[0].removesuffix("256") != family:
+            if overrides.get(f"{MODEL}.family", "rnn") != family:
                 continue
             setting = sweeps.member_name(overrides)
             finals = f.member_finals(results, setting)

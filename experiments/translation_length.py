@@ -90,19 +90,13 @@ def _pooled(results, setting, seeds):
     hypotheses (its licence): its statistics come from translations/*.sentences.tsv
     (record.py); a record with references is scored here. Members whose sentences
     differ (other references or sources) are refused: not one test set."""
-    import json
-
     import numpy as np
 
     from attention_research import findings as f
     from attention_research.tasks.translation import metrics
     statistics, words = [], None
-    for path in f.member_files(results, setting, "summary.json"):
-        member = path.parent / "translations"
-        if int(path.parent.name.rsplit("-", 1)[1]) not in seeds:
-            continue
-        if json.loads(path.read_text()).get("status") != "finished":
-            continue
+    for folder in f.finished_members_of(results, setting, seeds):
+        member = folder / "translations"
         parts = []
         for split in TEST_SPLITS:
             table = member / f"{split}.sentences.tsv"

@@ -97,7 +97,7 @@ def findings(results):
         # This run's seeds only: a member of another seed in the folder is not one of
         # the row's (an audit of the replication).
         own = list(f.REPLICATION_SEEDS) if suffix else seeds[experiment]
-        finals = [m for m in f.member_finals(folder, setting) if m["seed"] in own]
+        finals = f.member_finals(folder, setting, own)
         sides[experiment] = ([m["final"]["test/bleu"] for m in finals],
                              [m["final"]["test/chrf"] for m in finals], folder, setting, own)
     missing = [f"{e}{suffix} {s}: {len(sides[e][0])} of {DEFAULT_SEEDS}"

@@ -70,12 +70,10 @@ DEFAULT_RECIPE = "translation_recipe"
 
 
 def _set(config, fields: dict):
-    for dotted, value in fields.items():
-        *path, field = dotted.split(".")
-        node = config
-        for part in path:
-            node = node[part]
-        node[field] = value
+    """Each dotted field of ``fields`` in ``config`` (which must have it)."""
+    from attention_research.sweeps import set_field  # sweeps imports the tasks
+    for field, value in fields.items():
+        set_field(config, field, value, source="translation recipe field")
 
 
 @functools.lru_cache(maxsize=1)
