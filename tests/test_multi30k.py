@@ -3,6 +3,7 @@ one test reads the real copy where this machine has it (../shared/data/multi30k)
 
 import gzip
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,27 @@ def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_co
     references = (folder / "test.reference.txt").read_text().splitlines()
     assert metrics.corpus_scores(hypotheses, references)["bleu_lc"] == pytest.approx(
         final["test/bleu_lc"])
+
+
+@pytest.mark.slow
+def test_two_jobs_preparing_at_once_both_open_the_corpus(fixture_copy, tmp_path):
+    # The two --part jobs of a sweep on a fresh machine: before, the second's rename of
+    # its temporary folder onto the first's finished one failed.
+    barrier = threading.Barrier(2)
+    results, errors = [], []
+
+    def job():
+        barrier.wait()
+        try:
+            results.append(datasets.load("multi30k", data_dir=str(tmp_path / "tfds"),
+                                         data_path=str(fixture_copy)))
+        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+            errors.append(error)
+
+    threads = [threading.Thread(target=job) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert [len(corpus.splits["train"]) for corpus in results] == [400, 400]

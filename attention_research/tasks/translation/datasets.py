@@ -9,6 +9,7 @@ neither (see ``multi30k.py`` and ``ding_de_en.py`` for where they find their fil
 
 from __future__ import annotations
 
+import fcntl
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -75,7 +76,7 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
     except tfds.core.registered.DatasetNotFoundError as error:
         raise ConfigError(f"unknown translation dataset {name!r}: {error}") from error
     if not _prepared(builder):
-        builder.download_and_prepare()
+        builder = _prepare_once(builder, lambda: tfds.builder(name, **kwargs))
     keys = builder.info.supervised_keys or ()
     languages = list(getattr(builder.info.features, "languages", None) or keys)
     source_language = source_language or (keys[0] if keys else "")
@@ -96,6 +97,25 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
 
 def _prepared(builder) -> bool:
     return (Path(builder.data_dir) / "dataset_info.json").is_file()
+
+
+def _prepare_once(builder, rebuild):
+    """Prepare ``builder``'s dataset unless another process does it first.
+
+    The jobs of one sweep (``--part=1/2`` and ``2/2``) start together on a fresh
+    machine, and each would prepare the corpus: both write a temporary folder, and the
+    second's rename onto the finished one fails. So preparing holds an exclusive
+    ``flock`` on a file beside the dataset's versions; a job that waited for it finds
+    the dataset prepared and opens it with a new builder (the waiting one's info was
+    read before the files existed)."""
+    folder = Path(builder.data_dir).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".prepare.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if _prepared(builder):
+            return rebuild()
+        builder.download_and_prepare()
+        return builder
 
 
 __all__ = ["BUILT_IN", "Corpus", "NOT_REDISTRIBUTED", "SPLITS", "as_text", "ding_de_en",
