@@ -206,11 +206,17 @@ def _write_without_texts(source: Path, destination: Path):
 
 def _write_sentence_tables(translations: Path, destination: Path):
     """Per split, what the findings' tests need without the corpus's texts: each
-    sentence's source word count and BLEU statistics (metrics.SENTENCE_COLUMNS)."""
+    sentence's source word count and BLEU statistics (metrics.SENTENCE_COLUMNS).
+    A member copied into a work directory from a record (so that a sweep resumed on a
+    fresh machine does not retrain it) has its table and no texts: the table is kept."""
     from attention_research.tasks.translation import metrics
     read = lambda split, kind: (translations / f"{split}.{kind}.txt").read_text().splitlines()  # noqa: E731
     for hypotheses in sorted(translations.glob("*.hypothesis.txt")):
         split = hypotheses.name.removesuffix(".hypothesis.txt")
+        recorded = translations / f"{split}.sentences.tsv"
+        if not (translations / f"{split}.reference.txt").is_file() and recorded.is_file():
+            _copy(recorded, destination / recorded.name)
+            continue
         table = metrics.sentence_table(read(split, "hypothesis"), read(split, "reference"),
                                        read(split, "source"))
         destination.mkdir(parents=True, exist_ok=True)

@@ -34,16 +34,16 @@ def translation_overrides(recipe: str | None = None) -> dict:
     """The sweep overrides that turn a member of a translation sweep (its base config the
     RNN of configs/base.py) into this file's Transformer, at the translation recipe
     ``recipe`` (``Translation.RECIPES``; None: today's default): the fields of
-    ``SWEEP_FIELDS``, then any other model or train field the two configs set apart
-    (a recipe's sizes for the Transformer alone), so that the member trains what
-    ``configs/transformer.py:task=translation`` does."""
+    ``SWEEP_FIELDS``, then any other model, train or task field the two configs set
+    apart (a recipe's sizes or vocabulary for the Transformer alone), so that the member
+    trains what ``configs/transformer.py:task=translation`` does."""
     from attention_research.tasks.translation.task import Translation
     from attention_research.workdir import flatten
     pinned = (lambda c: c) if recipe is None else (lambda c: Translation.use_recipe(c, recipe))
     ours = pinned(get_config("task=translation"))
     rnn = pinned(base.get_config("task=translation"))
     overrides = {}
-    for section in ("model", "train"):
+    for section in ("model", "train", "task"):
         flat = lambda config: flatten(config[section].to_dict())
         mine, theirs = flat(ours), flat(rnn)
         fields = (list(SWEEP_FIELDS) if section == "model" else []) + [

@@ -1,8 +1,10 @@
 """Sweeps: expansion, cohorts, members equal to solo runs, the report, resume."""
 
 import json
+import shutil
 
 import numpy as np
+
 import pytest
 
 from attention_research import sweeps
@@ -360,6 +362,13 @@ def test_a_record_of_multi30k_keeps_no_text_of_the_corpus(tmp_path):
     assert list(words) == [3, 2]
     assert metrics.bleu_from_statistics(statistics.sum(0)) == pytest.approx(
         metrics.corpus_scores(texts["hypothesis"], texts["reference"])["bleu"])
+    # A fresh machine resumes the sweep with the recorded members copied into its work
+    # directory (they are not retrained), then records again: their tables are kept.
+    rerun = tmp_path / "rerun"
+    shutil.copytree(results / "members", rerun / "members")
+    assert record(rerun, tmp_path / "again") == ["seed-0"]
+    assert (tmp_path / "again" / "members" / "seed-0" / "translations" / "test.sentences.tsv"
+            ).read_text() == (kept / "translations" / "test.sentences.tsv").read_text()
 
 
 def test_a_record_without_a_readme_gets_one_made_from_its_files(tmp_path):

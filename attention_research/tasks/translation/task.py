@@ -27,8 +27,9 @@ from attention_research.tasks.translation import (analysis, datasets, metrics, p
 from attention_research.training.steps import make_teacher_forced, make_translate
 
 
-# The length fields of each built-in corpus: training bucket widths (pieces of the
-# default 2,000-piece vocabulary) and BLEU-by-length bins (source words).
+# The length fields of each built-in corpus: training bucket widths (pieces of a
+# 2,000-piece vocabulary; a larger one cuts sentences into fewer) and BLEU-by-length
+# bins (source words).
 CORPUS_LENGTHS = {
     # Multi30k: German 11.1 words on average, at most 39; 3-4% of sentences have 20
     # words or more; the longest pair is 83 pieces. Bins of about equal counts below
@@ -61,12 +62,28 @@ RECIPES = {
         "train.best_metric": "eval/bleu/validation",
         "transformer": {"model.ff_dim": 512, "model.dropout": 0.1},
         "rnn": {"model.dropout": 0.2}},
+    # experiments/multi30k_recipe.py's choice on Multi30k's validation split (issue 36):
+    # each model family's setting of best mean lowercased validation BLEU over 2 seeds,
+    # the rule the sweep wrote before it ran (a tuning choice, not a finding). The RNN:
+    # an 8,000-piece vocabulary (40.55, against 39.97 at width 256 and 36.84 at 2,000
+    # pieces). The Transformer's settings are still training: it keeps
+    # translation_recipe's until they are all in (tests/test_recipe.py holds each
+    # family to the choice once its seeds are recorded).
+    "multi30k_recipe": {
+        "model.embed_dim": 128, "model.hidden_size": 128, "model.attention.dim": 128,
+        "model.tie_embeddings": "all", "train.batch_size": 64, "train.learning_rate": 2e-3,
+        "train.warmup_steps": 200, "train.label_smoothing": 0.1, "train.num_steps": 8000,
+        "train.eval_every": 500,
+        "transformer": {"task.vocab_size": 2000, "model.ff_dim": 512, "model.dropout": 0.1,
+                        "train.best_metric": "eval/bleu/validation"},
+        "rnn": {"task.vocab_size": 8000, "model.dropout": 0.2,
+                "train.best_metric": "eval/bleu_lc/validation"}},
 }
 # What the first defaults (before translation_recipe) changed of its recipe: 3000
 # steps, the last parameters, no smoothing, no tying.
 FIRST_RECIPE = {"model.tie_embeddings": "none", "train.label_smoothing": 0.0,
                 "train.num_steps": 3000, "train.eval_every": 1000, "train.best_metric": ""}
-DEFAULT_RECIPE = "translation_recipe"
+DEFAULT_RECIPE = "multi30k_recipe"
 
 
 def _set(config, fields: dict):
@@ -112,7 +129,7 @@ class Translation:
         task.data_path = ""  # a built-in corpus's files (multi30k: a folder of its .gz files; ding_de_en: its file); '': manual dir or download
         task.source_language = ""  # '': the dataset's supervised keys (multi30k, ding_de_en: de -> en)
         task.target_language = ""
-        task.vocab_size = 2000  # SentencePiece pieces, one model for both languages
+        task.vocab_size = 2000  # SentencePiece pieces, one model for both languages (the recipe sets it)
         task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped (use_corpus sets them)
         task.data_seed = 0  # order of the length buckets, shared by a cohort's members
         task.batch_tokens = 0  # > 0: a training batch holds about this many target tokens (padded), not train.batch_size pairs
