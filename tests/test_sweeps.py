@@ -4,7 +4,6 @@ import json
 import shutil
 
 import numpy as np
-
 import pytest
 
 from attention_research import sweeps
