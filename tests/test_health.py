@@ -17,7 +17,15 @@ from attention_research.training.health import DivergenceMonitor, NonFiniteError
 from attention_research.training.loop import train
 from attention_research.training.sweep import run_sweep
 
-HUGE = 1e36  # Adam steps of this size overflow float32 within the first train call
+# Adam's first steps move every parameter by about the learning rate times the warm-up
+# multiplier (0 at step 1, 1/2 at step 2 with tiny's two warm-up steps), so after step 2
+# each parameter is about +-5e37, and in step 3 every product of two of them (an
+# embedding times a kernel, 2.5e75) overflows float32 to +-inf; a sum holding both signs
+# is NaN in any order of addition, so the run fails at step 3 on every machine. At 1e36
+# the products stay finite and only some sums overflowed, depending on the order the
+# compiled code adds in: the same code and wheels failed at step 3 on earlier CI
+# machines and at step 8 on a later one.
+HUGE = 1e38
 
 
 @pytest.mark.parametrize("warmup, clip", [(0, 1.0), (100, 1.0), (500, 0.25)])
@@ -40,7 +48,7 @@ def test_the_advice_for_a_non_finite_run_never_repeats_a_value_in_use(tiny, warm
 def test_a_huge_learning_rate_stops_a_run_with_a_clear_error(tiny, tmp_path):
     config = tiny()
     config.train.learning_rate = HUGE
-    with pytest.raises(NonFiniteError, match=r"member 0 \(seed 0, learning rate 1e\+36\): "
+    with pytest.raises(NonFiniteError, match=r"member 0 \(seed 0, learning rate 1e\+38\): "
                        r"the training loss.* became non-finite .* at step 3\. Likely cause: "
                        r"the learning rate is too high"):
         train(config, tmp_path, progress=False)
@@ -82,12 +90,12 @@ def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, t
     assert "1 failed: non-finite at step 3" in report
     # The failed member's directory holds no plots of its frozen parameters.
     failed_dir = tmp_path / "members" / sweeps.member_name(sweep[0])
-    assert failed_dir.name == "learning_rate-1e36" and failed_dir.is_dir()
+    assert failed_dir.name == "learning_rate-1e38" and failed_dir.is_dir()
     assert not (failed_dir / "plots").exists()
     # The launcher exits non-zero for it, naming it (issue 37).
     from attention_research.training.sweep import failure_line
     assert failure_line(tmp_path) == ("1 sweep member(s) failed (non-finite; summary.json "
-                                      "of each says where): learning_rate-1e36")
+                                      "of each says where): learning_rate-1e38")
     # Rerunning the sweep retrains neither member.
     again = run_sweep(tiny(), sweep, tmp_path, progress=False)
     assert [s["status"] for s in again] == ["failed", "finished"]
