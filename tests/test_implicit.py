@@ -65,6 +65,18 @@ def test_integrated_gradients_is_complete():
     assert np.all(np.asarray(attribution)[1, :, 4:] == 0.0)
 
 
+def test_several_methods_at_once_are_each_method_alone():
+    """attributions_by_method shares one Jacobian at x between gradient and gradient x
+    input (the analysis reads both beside its own method): the same maps as alone."""
+    x, real = _embeddings(4)
+    together = implicit.attributions_by_method(_reads_one_position, x, real,
+                                               implicit.METHODS, steps=8)
+    assert list(together) == list(implicit.METHODS)
+    for method in implicit.METHODS:
+        np.testing.assert_allclose(together[method], implicit.attributions(
+            _reads_one_position, x, real, method, steps=8), rtol=1e-6, atol=1e-7)
+
+
 def test_unknown_methods_are_refused():
     x, real = _embeddings()
     with pytest.raises(ValueError, match="valid choices: gradient, gradient_x_input"):
@@ -86,21 +98,26 @@ def test_a_models_implicit_maps_are_its_gradients_with_respect_to_source_embeddi
     vocab = 6 + data.NUM_SPECIAL
     model = models.make_model(config, vocab, vocab)
     batch = TASKS["reverse"].random_batch(jax.random.PRNGKey(0), 2, 6, 2, 5)
-    params = model.init(jax.random.PRNGKey(1), batch.source, batch.target_inputs)["params"]
+    # Everything jitted: one program each, where op-by-op dispatch compiled hundreds of
+    # small ones (most of the time the test took on the Transformer).
+    params = jax.jit(model.init)(jax.random.PRNGKey(1), batch.source,
+                                 batch.target_inputs)["params"]
     x, log_probs = implicit.model_log_probs(model, params, batch.source, batch.target_inputs,
                                             batch.targets)
-    logits, _ = model.apply({"params": params}, batch.source, batch.target_inputs)
+    logits, _ = jax.jit(model.apply)({"params": params}, batch.source, batch.target_inputs)
     plain = -jax.nn.log_softmax(logits)  # unperturbed: the model as it always runs
     np.testing.assert_allclose(
-        log_probs(x), -np.take_along_axis(np.asarray(plain), batch.targets[..., None], -1)[..., 0],
+        jax.jit(log_probs)(x),
+        -np.take_along_axis(np.asarray(plain), batch.targets[..., None], -1)[..., 0],
         rtol=1e-5, atol=1e-6)
-    maps = np.asarray(implicit.implicit_maps(model, params, batch, "gradient_x_input"))
+    maps = np.asarray(jax.jit(lambda params, batch: implicit.implicit_maps(
+        model, params, batch, "gradient_x_input"))(params, batch))
     assert maps.shape == batch.targets.shape + batch.source.shape[1:]
     assert np.all(maps[np.broadcast_to(~np.asarray(batch.source > 0)[:, None, :], maps.shape)] == 0)
     # Gradient x input at (example 0, source position 1) is the derivative along x
     # restricted to that position: forward mode (jax.jvp) must agree with the maps'
     # reverse mode.
     tangent = jnp.zeros_like(x).at[0, 1].set(x[0, 1])
-    _, forward = jax.jvp(log_probs, (x,), (tangent,))
+    _, forward = jax.jit(lambda x, tangent: jax.jvp(log_probs, (x,), (tangent,)))(x, tangent)
     np.testing.assert_allclose(maps[0, :, 1], np.asarray(forward)[0], rtol=1e-4, atol=1e-6)
     assert np.any(maps[0, :, 1] != 0)  # the source reaches the output

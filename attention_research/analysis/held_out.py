@@ -123,10 +123,11 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
             if holds is not None:
                 stats["implicit_any_hits"], _ = agreement.argmax_hits(found, where_read,
                                                                       holds_read)
-            for method in (m for m in BESIDE if m != options.implicit):
-                other = implicit.as_distribution(implicit.attributions(
-                    lambda x: _at(log_probs(x), steps), x, sub.source > 0, method),
-                    sub.source > 0)
+            beside = implicit.attributions_by_method(
+                lambda x: _at(log_probs(x), steps), x, sub.source > 0,
+                [m for m in BESIDE if m != options.implicit])
+            for method, attribution in beside.items():
+                other = implicit.as_distribution(attribution, sub.source > 0)
                 stats[f"implicit_{method}_hits"], _ = agreement.argmax_hits(other, where_read)
                 if holds is not None:
                     stats[f"implicit_{method}_any_hits"], _ = agreement.argmax_hits(

@@ -18,7 +18,8 @@ forcing and x_s the embedding of source token s. Every method gives one number p
 
 All of a batch's maps come from ``jax.jacrev`` of the T summed outputs Σ_b f_{b,t}
 (the examples do not interact, so each one's gradient is its own): T reverse passes,
-vectorised, with no Python loop over steps. ``attributions`` returns the signed ones;
+vectorised, with no Python loop over steps. ``attributions`` returns the signed ones
+(``attributions_by_method`` several methods, one Jacobian at x between them);
 ``as_distribution`` turns it into a non-negative map that sums to 1 over the real
 source positions, to compare with attention weights.
 
@@ -48,16 +49,35 @@ def jacobian(log_probs: Callable, x):
 def attributions(log_probs: Callable, x, real, method: str, steps: int = 32):
     """The signed (``gradient``: non-negative) attribution [B, T, S] of each output
     f_t to each source token, by ``method``; 0 on padding (``real`` [B, S] False)."""
-    if method not in METHODS:
-        raise ValueError(f"unknown implicit attention method {method!r}; valid choices: "
-                         f"{', '.join(METHODS)}")
+    return attributions_by_method(log_probs, x, real, (method,), steps)[method]
+
+
+def attributions_by_method(log_probs: Callable, x, real, methods, steps: int = 32) -> dict:
+    """``attributions`` for several ``methods`` at once: {method: [B, T, S]}. The
+    methods read at x (gradient, gradient × input) share one Jacobian, so asking for
+    both costs one set of T reverse passes, traced and compiled once."""
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown implicit attention method {unknown[0]!r}; valid "
+                         f"choices: {', '.join(METHODS)}")
     mask = real[:, None, :]
-    if method == "gradient":
-        return jnp.where(mask, jnp.linalg.norm(jacobian(log_probs, x), axis=-1), 0.0)
-    if method == "gradient_x_input":
-        return jnp.where(mask, jnp.einsum("btse,bse->bts", jacobian(log_probs, x), x), 0.0)
+    found = {}
+    if {"gradient", "gradient_x_input"} & set(methods):
+        at_x = jacobian(log_probs, x)
+        if "gradient" in methods:
+            found["gradient"] = jnp.where(mask, jnp.linalg.norm(at_x, axis=-1), 0.0)
+        if "gradient_x_input" in methods:
+            found["gradient_x_input"] = jnp.where(
+                mask, jnp.einsum("btse,bse->bts", at_x, x), 0.0)
+    if "integrated_gradients" in methods:
+        found["integrated_gradients"] = _integrated_gradients(log_probs, x, real, steps)
+    return found
+
+
+def _integrated_gradients(log_probs: Callable, x, real, steps: int):
     if steps < 1:
         raise ValueError(f"integrated gradients needs at least 1 step, got {steps}")
+    mask = real[:, None, :]
     baseline = jnp.where(real[..., None], 0.0, x)
     path = x - baseline
 
