@@ -293,6 +293,26 @@ def test_the_small_data_recipe_trains_end_to_end(corpus_and_tokens, tmp_path):
     assert "test/bleu" in member["final"]
 
 
+def test_bleu_of_many_totals_at_once_is_sacrebleus_bleu_of_each():
+    """The vectorised BLEU the bootstraps use against sacrebleu's own compute_bleu, row by
+    row, exactly: smoothed orders (no 3- or 4-gram matched), orders with no n-grams (a
+    hypothesis shorter than 4 words), no match at all, an empty hypothesis, brevity."""
+    from sacrebleu.metrics import BLEU
+    rng = np.random.default_rng(0)
+    total = rng.integers(0, 40, (400, 4))
+    total = np.sort(total, axis=1)[:, ::-1]  # fewer n-grams at higher orders, as in text
+    correct = np.minimum(total, rng.integers(0, 12, (400, 4)) * rng.integers(0, 2, (400, 4)))
+    lengths = rng.integers(0, 45, (400, 2))
+    totals = np.concatenate([correct, total, lengths], axis=1)
+    totals[:4] = [[0] * 10, [3, 1, 0, 0, 5, 4, 3, 2, 5, 9], [2, 0, 0, 0, 2, 1, 0, 0, 2, 2],
+                  [7, 5, 3, 1, 8, 7, 6, 5, 8, 8]]
+    expected = [BLEU.compute_bleu(list(map(int, row[:4])), list(map(int, row[4:8])),
+                                  int(row[8]), int(row[9]), smooth_method="exp").score
+                for row in totals]
+    np.testing.assert_array_equal(metrics.bleu_of_totals(totals), expected)
+    assert metrics.bleu_of_totals(totals.reshape(20, 20, 10)).shape == (20, 20)
+
+
 def test_settings_of_several_seeds_compare_by_paired_bootstrap():
     """Summed sentence statistics give sacrebleu's corpus BLEU; the settings' difference
     is that of their seed-mean BLEU; a clear gap has a small p, none has p = 1."""
