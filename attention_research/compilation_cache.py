@@ -42,22 +42,53 @@ def enable(directory: str | None) -> str | None:
     return directory
 
 
-# XLA without its slower LLVM optimisations: programs compile about a third faster and
-# run slower, the trade a smoke run and the tests want (issue 38: a single config's
-# ``tiny`` run; measured in docs/configs.md). One flag, present in XLA for years: an
-# unknown flag in XLA_FLAGS aborts the process.
-FAST_COMPILE_FLAG = "--xla_backend_optimization_level=0"
+# XLA compiling for speed of compilation, not of the program: the trade a smoke run
+# and the tests want (issue 38: a single config's ``tiny`` run; measured in
+# docs/configs.md). An unknown flag in XLA_FLAGS aborts the process, so each flag is
+# added only where this jaxlib knows it (``xla_knows``).
+FAST_COMPILE_FLAGS = (
+    # Without LLVM's slower optimisations.
+    "--xla_backend_optimization_level=0",
+    # The CPU's older (elemental) fusion emitters instead of the MLIR ones: on a 2-core
+    # CPU a tiny run's train step compiled in 4.7 s against 9.8 s, its whole run took
+    # 24 s against 33 s (2026-11-27, docs/configs.md). CPU only; a GPU ignores it.
+    "--xla_cpu_use_fusion_emitters=false",
+)
+
+
+def _flag_name(flag: str) -> str:
+    return flag.lstrip("-").split("=")[0]
+
+
+def xla_knows(flag: str) -> bool:
+    """Whether this jaxlib's XLA defines ``flag``: its name is a string in the library
+    that parses XLA_FLAGS (XLA offers no way to ask short of dying on an unknown one).
+    False where the library is not found, so a flag is never added blindly."""
+    import mmap
+
+    import jaxlib
+    needle = _flag_name(flag).encode() + b"\0"
+    for library in Path(jaxlib.__file__).parent.glob("*.so"):
+        if library.stat().st_size < 1 << 20:  # the small Python extension stubs
+            continue
+        with open(library, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            if m.find(needle) >= 0:
+                return True
+    return False
 
 
 def compile_fast() -> bool:
-    """Add ``FAST_COMPILE_FLAG`` to XLA_FLAGS (this process and those it starts). XLA
-    reads the variable when JAX creates its backends, so this must run before anything
-    is computed; returns False (and changes nothing) when that has already happened."""
+    """Add ``FAST_COMPILE_FLAGS`` (those this XLA knows) to XLA_FLAGS, for this process
+    and those it starts. XLA reads the variable when JAX creates its backends, so this
+    must run before anything is computed; returns False (and changes nothing) when that
+    has already happened."""
     from jax._src import xla_bridge  # no public API says whether backends exist
     initialized = getattr(xla_bridge, "backends_are_initialized", lambda: False)
     if initialized():
         return False
     flags = os.environ.get("XLA_FLAGS", "")
-    if FAST_COMPILE_FLAG.split("=")[0] not in flags:
-        os.environ["XLA_FLAGS"] = f"{flags} {FAST_COMPILE_FLAG}".strip()
+    for flag in FAST_COMPILE_FLAGS:
+        if _flag_name(flag) not in flags and xla_knows(flag):
+            flags = f"{flags} {flag}".strip()
+    os.environ["XLA_FLAGS"] = flags
     return True

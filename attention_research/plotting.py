@@ -74,19 +74,23 @@ def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False,
     # Keep half an inch above the axes for the title, however tall the figure is
     # (tight_layout alone lets a tall grid's first row run into it).
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()) if title else None)
+    outside = False  # a legend beside the axes, outside what tight_layout fitted
     if shared_legend and axes:
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, fontsize=legend_size, loc="upper left",
                    bbox_to_anchor=(1.0, 0.95), frameon=False)
+        outside = True
     elif legend_beside:  # small multiples: each row's legend beside its last axes
         for ax in list(axes)[legend_every - 1::legend_every]:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0),
                           frameon=False)
+                outside = True
     else:
         for ax in axes:
             if len(ax.get_legend_handles_labels()[0]) > 5:  # many series: beside the axes
                 ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+                outside = True
             elif ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=legend_size)
     # Written to a temporary name and renamed, so that a kill or a full disk midway
@@ -94,7 +98,10 @@ def save(fig, path, title=None, axes=(), legend_size=8, shared_legend=False,
     path = Path(path)
     partial = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
     try:
-        fig.savefig(partial, dpi=90, bbox_inches="tight")
+        # bbox_inches="tight" widens the image to take in a legend outside the axes;
+        # it costs a second drawing of the figure (a third of a run's plotting time),
+        # so a figure tight_layout has fitted already is written as it is.
+        fig.savefig(partial, dpi=90, bbox_inches="tight" if outside else None)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)

@@ -128,7 +128,7 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     train.grad_clip_norm = 1.0  # clip the global gradient norm to this
     train.label_smoothing = 0.0  # epsilon: fit (1 - eps) * onehot + eps / V (logged loss stays the NLL)
     train.steps_per_call = 25  # train steps per jit call (lax.scan); divides the intervals below
-    train.fast_compile = False  # XLA without its slow LLVM passes: compiles about a third faster, runs slower (tiny sets it)
+    train.fast_compile = False  # XLA compiling fast, the program running slower (compilation_cache.FAST_COMPILE_FLAGS; tiny sets it)
     train.log_every = 50  # steps between training-metric logs
     train.eval_every = 250  # steps between held-out evaluations
     # > 0: also evaluate the held-out lengths seen in training alone every this many

@@ -28,9 +28,9 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
 jax.config.update("jax_default_matmul_precision", "highest")
 
-# The tests compile many tiny programs and run each briefly: XLA without its slow LLVM
-# passes compiles them about a third faster (compilation_cache.compile_fast; the flag
-# reaches the launch.py processes the tests start through XLA_FLAGS).
+# The tests compile many tiny programs and run each briefly: XLA compiling for speed of
+# compilation (compilation_cache.compile_fast: on a CPU about half the time) suits them.
+# The flags reach the processes the tests start through XLA_FLAGS.
 compilation_cache.compile_fast()
 
 # A cache of this session only: shared between tests, never between CI runs. Under

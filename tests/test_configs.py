@@ -217,6 +217,15 @@ def test_the_compilation_cache_directory_and_switch(monkeypatch, tmp_path):
     assert compilation_cache.enable(None) is None
 
 
+def test_compiling_fast_adds_only_the_flags_this_xla_knows():
+    """An unknown flag in XLA_FLAGS kills the process: each fast-compile flag is looked
+    up in jaxlib's library first. The suite runs with them (tests/conftest.py)."""
+    assert compilation_cache.xla_knows("--xla_backend_optimization_level=0")
+    assert not compilation_cache.xla_knows("--xla_no_flag_has_this_name=1")
+    for flag in compilation_cache.FAST_COMPILE_FLAGS:
+        assert (flag in os.environ["XLA_FLAGS"]) == compilation_cache.xla_knows(flag)
+
+
 def test_record_refuses_a_single_run(tmp_path):
     result = _launch("--config=configs/additive.py:tiny", "--record", f"--workdir={tmp_path / 'x'}")
     assert result.returncode != 0 and "--record are for sweeps" in result.stderr

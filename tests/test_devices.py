@@ -36,10 +36,16 @@ json.dump([dict(s["members"][0]["final"], **s["devices"]) for s in summaries],
 LAYOUTS = [(8, 1), (4, 2)]
 
 
+def _environment(devices: int) -> dict:
+    """A CPU process of ``devices`` devices, keeping the suite's XLA flags (the fast
+    compilation tests/conftest.py sets)."""
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={devices}"
+    return dict(os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS=flags.strip())
+
+
 def _start_layout(tmp_path, devices, member, data):
     out = tmp_path / f"d{devices}_m{member}_x{data}"
-    env = dict(os.environ, JAX_PLATFORMS="cpu",
-               XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+    env = _environment(devices)
     code = SCRIPT.format(root=str(ROOT), member=member, data=data, out=str(out))
     return out, [subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT)]
 
@@ -110,8 +116,7 @@ def _free_port():
 
 def _start_two_processes(tmp_path):
     out, address = tmp_path / "two", f"127.0.0.1:{_free_port()}"
-    env = dict(os.environ, JAX_PLATFORMS="cpu",
-               XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    env = _environment(2)
     return out, [subprocess.Popen(
         [sys.executable, "-c", TWO_PROCESS_SCRIPT.format(root=str(ROOT), address=address,
                                                          process=i, out=str(out))],
@@ -164,8 +169,7 @@ def _start_translation(tmp_path, data_dir, devices, member, data, processes=1):
     """Start the processes of one tiny translation sweep (``_finals`` waits for them),
     so that independent layouts run side by side."""
     out, address = tmp_path / f"t{devices}_{member}x{data}_{processes}", f"127.0.0.1:{_free_port()}"
-    env = dict(os.environ, JAX_PLATFORMS="cpu",
-               XLA_FLAGS=f"--xla_force_host_platform_device_count={devices // processes}")
+    env = _environment(devices // processes)
     runs = []
     for process in range(processes):
         distributed = ("from attention_research.training.mesh import initialize_distributed\n"

@@ -552,7 +552,8 @@ def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
 def test_the_alternative_estimator_is_measured_at_the_same_point():
     """train.gradient_alt_soft_fraction: the alternative model's statistics come from
     the same parameters, baseline and minibatches: with the run's own soft_fraction they
-    equal the run's exactly; with every sequence sampled they differ."""
+    equal the run's exactly (in the same program); with every sequence sampled they
+    differ, and the run's own stay what they were."""
     import jax
     from attention_research import models
     from attention_research.attention import training_signal
@@ -582,8 +583,11 @@ def test_the_alternative_estimator_is_measured_at_the_same_point():
     same, sampled = measured(0.5), measured(0.0)
     for name in ("grad_norm", "grad_var", "grad_snr"):
         assert same[f"{name}_alt"][0] == same[name][0]
-        assert sampled[name][0] == same[name][0]  # the run's own: unchanged
-    assert sampled["grad_var_alt"][0] != same["grad_var"][0]
+        # The run's own, unchanged: the same sums in another program, which XLA may
+        # fuse and round differently (the older CPU fusion emitters compile_fast
+        # chooses did, by one float32 step), so equal to float32 rounding.
+        np.testing.assert_allclose(sampled[name][0], same[name][0], rtol=1e-6)
+    assert not np.isclose(sampled["grad_var_alt"][0], same["grad_var"][0], rtol=1e-3)
 
 
 @pytest.mark.parametrize("score, alignment, heads", [

@@ -43,7 +43,7 @@ from attention_research.training import flops, health, memory, preemption, timin
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
-    create_train_state, make_optimizer, member_hyperparams, with_member_hyperparams)
+    make_initializer, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
 from attention_research.errors import RunError
 from attention_research.workdir import (WorkDir, check_checkpoint_config, code_version,
@@ -108,15 +108,17 @@ class Cohort:
                                                 self.task.vocab_size)
             self.gradient_statistics = make_gradient_statistics(
                 self.model, config, self.placement, self.task.sample_batch, alternative)
+        # One jitted initialiser: the shapes checked here and the state made later share
+        # its trace.
+        self.initializer = make_initializer(self.model, self.tx, self.task.example_batch(),
+                                            self.placement.members, self.signal)
         memory.check_state(jax.eval_shape(self.initial_state))  # before it is allocated
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
 
     def initial_state(self):
-        return create_train_state(self.model, self.tx, self.task.example_batch(), self.seeds,
-                                  member_hyperparams(self.configs), self.placement.members,
-                                  self.signal)
+        return self.initializer(self.seeds, member_hyperparams(self.configs))
 
     def log_step(self, step: int) -> int:
         """The last training log written before the checkpoint of ``step``."""

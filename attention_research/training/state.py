@@ -138,8 +138,13 @@ def create_train_state(model, tx, example_batch, seeds, hyperparams=None,
     ``sharding`` places the stacked state (default: the default device);
     ``signal`` is the alignment's training signal, whose state each member carries.
     """
-    seeds = np.asarray(seeds, np.int32)
-    hyperparams = {k: np.asarray(v, np.float32) for k, v in (hyperparams or {}).items()}
+    return make_initializer(model, tx, example_batch, sharding, signal)(seeds, hyperparams)
+
+
+def make_initializer(model, tx, example_batch, sharding=None, signal=None):
+    """``create_train_state`` as one function of (seeds, hyperparams), jitted once: a
+    caller that asks for the state's shapes (``jax.eval_shape``) and then the state
+    traces the model's initialisation once, not twice (about a second a run)."""
 
     def init(seed, member_hyperparams):
         state = init_member(model, tx, example_batch, seed,
@@ -154,4 +159,11 @@ def create_train_state(model, tx, example_batch, seeds, hyperparams=None,
     def init_all(seeds, hyperparams):
         return jax.lax.map(lambda args: init(*args), (seeds, hyperparams))
 
-    return jax.jit(init_all, out_shardings=sharding)(seeds, hyperparams)
+    jitted = jax.jit(init_all, out_shardings=sharding)
+
+    def initialize(seeds, hyperparams=None) -> TrainState:
+        seeds = np.asarray(seeds, np.int32)
+        hyperparams = {k: np.asarray(v, np.float32) for k, v in (hyperparams or {}).items()}
+        return jitted(seeds, hyperparams)
+
+    return initialize
