@@ -510,7 +510,10 @@ def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, t
     from configs import transformer
     corpus, _, _ = corpus_and_tokens
     config = transformer.get_config("score=scaled_dot,task=translation,tiny")
-    config.model.dropout = 0.0
+    # One layer: what this checks is translation's side of the analysis (rollout through
+    # several layers: tests/test_analysis.py), and each layer adds to the analysis
+    # program's compile, the longest of the suite.
+    config.model.dropout, config.model.num_layers = 0.0, 1
     from tests.conftest import TINY_TEST_VOCAB
     config.task.update(data_dir=str(corpus.data_dir.parents[1]), dataset="ding_de_en",
                        vocab_size=TINY_TEST_VOCAB)
