@@ -158,9 +158,9 @@ def bleu_of_totals(totals: np.ndarray) -> np.ndarray:
     ``sacrebleu``'s ``BLEU.compute_bleu`` does (4-grams, 'exp' smoothing: the k-th
     order with no match counts 1 / (2^k · total)), operation for operation, for whole
     arrays at once: a bootstrap scores thousands of resamples of every seed."""
-    totals = np.asarray(totals, np.int64)
-    correct, total = totals[..., :4].astype(float), totals[..., 4:8].astype(float)
-    sys_len, ref_len = totals[..., 8].astype(float), totals[..., 9].astype(float)
+    totals = np.asarray(totals, float)  # counts: exact in float64 below 2^53
+    correct, total, sys_len, ref_len = (totals[..., :4], totals[..., 4:8], totals[..., 8],
+                                        totals[..., 9])
     with np.errstate(divide="ignore", invalid="ignore"):
         brevity = np.where(sys_len < ref_len,
                            np.where(sys_len > 0, np.exp(1 - ref_len / sys_len), 0.0), 1.0)
