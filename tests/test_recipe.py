@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from attention_research.training.steps import smoothed_losses, token_losses
+from attention_research.training.steps import token_losses
 
 
 def test_label_smoothing_is_the_cross_entropy_against_the_smoothed_target():
@@ -14,13 +14,17 @@ def test_label_smoothing_is_the_cross_entropy_against_the_smoothed_target():
     vocab, epsilon = 7, 0.1
     logits = rng.normal(size=(2, 3, vocab)).astype(np.float32)
     targets = np.array([[4, 5, 0], [6, 3, 2]])
-    nll, _, _ = token_losses(logits, targets)
-    got = np.asarray(smoothed_losses(logits, nll, epsilon))
+    got, nll, _, _ = map(np.asarray, token_losses(logits, targets, epsilon))
     # By hand: q = (1 - eps) onehot(y) + eps / V, loss = -sum_k q_k log p_k.
     log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     q = (1 - epsilon) * np.eye(vocab)[targets] + epsilon / vocab
     np.testing.assert_allclose(got, -(q * log_p).sum(-1), rtol=1e-5)
-    assert np.array_equal(np.asarray(smoothed_losses(logits, nll, 0.0)), np.asarray(nll))
+    np.testing.assert_allclose(nll, -log_p[np.arange(2)[:, None], np.arange(3), targets],
+                               rtol=1e-5)
+    # ε = 0: the fitted loss is the NLL itself, and the NLL is the same either way.
+    unsmoothed, plain_nll, _, _ = map(np.asarray, token_losses(logits, targets, 0.0))
+    assert np.array_equal(unsmoothed, plain_nll)
+    np.testing.assert_allclose(plain_nll, nll, rtol=1e-6)
 
 
 def test_label_smoothing_changes_what_is_fitted_but_not_the_reported_loss():
