@@ -19,11 +19,19 @@ step alone, without start-up or evaluations.
 
 Prints one JSON line: device, members, step time (ms), member-steps/s, matrix FLOPs
 per step and achieved FLOP/s (TFLOP/s).
+
+``--profile_top=N`` then traces two more calls with JAX's profiler and adds the N XLA
+operations that took longest (``profile``: name, milliseconds a step, share of the
+traced calls, runs a step), to see where a step goes: on a CPU, XLA's per-operation
+trace events are turned on for it (``--xla_cpu_enable_xprof_traceme``). The profiler
+slows small operations, so read the shares, not the absolute times, and time the step
+without it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -44,6 +52,54 @@ def _define_flags():  # only when run: the tests import matmul_flops without the
     flags.DEFINE_integer("members", 1, "copies of the config, seeds 0..N-1")
     flags.DEFINE_integer("warmup", 3, "untimed train calls after compiling")
     flags.DEFINE_integer("calls", 20, "timed train calls")
+    flags.DEFINE_integer("profile_top", 0, "if > 0: profile two calls and list the N "
+                         "costliest XLA operations")
+
+
+HLO_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+PROFILED_FLAG = "--xla_cpu_enable_xprof_traceme=true"  # CPU thunks emit trace events
+
+
+def _enable_operation_events():
+    """Ask XLA's CPU backend for a trace event per operation; before JAX starts."""
+    import os
+
+    from attention_research.compilation_cache import xla_knows
+    if xla_knows(PROFILED_FLAG):
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {PROFILED_FLAG}".strip()
+
+
+def profile_operations(run_call, calls: int, steps_per_call: int, top: int) -> list[dict]:
+    """The ``top`` XLA operations by time over ``calls`` calls of ``run_call`` (which
+    waits for its result), from the profiler's Perfetto trace. Loop bodies' operations
+    are listed besides the loop that runs them, so shares are of the traced calls'
+    wall time and do not add up to 1."""
+    import collections
+    import gzip
+
+    import jax
+    trace_dir = Path(tempfile.mkdtemp(prefix="step_profile_"))
+    with jax.profiler.trace(str(trace_dir), create_perfetto_trace=True):
+        start = time.perf_counter()
+        for _ in range(calls):
+            run_call()
+        traced_us = (time.perf_counter() - start) * 1e6
+    [trace] = trace_dir.rglob("*.trace.json.gz")
+    events = json.load(gzip.open(trace))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    total, count = collections.Counter(), collections.Counter()
+    for event in events:
+        name = event.get("name", "")
+        # Complete events named as HLO instructions are (fusion.3, while.12, dot.7):
+        # not the Python frames ("$api.py:2479 ...") or the runtime's own spans
+        # ("ThunkExecutor::Execute", "PjitFunction(...)"), which hold the operations.
+        if event.get("ph") == "X" and HLO_NAME.fullmatch(name):
+            total[name] += event.get("dur", 0)
+            count[name] += 1
+    steps = calls * steps_per_call
+    return [{"op": name, "ms_per_step": round(us / 1e3 / steps, 3),
+             "share": round(us / traced_us, 4), "runs_per_step": round(count[name] / steps, 2)}
+            for name, us in total.most_common(top)]
 
 
 def main(argv):
@@ -83,6 +139,13 @@ def main(argv):
         times.append(time.perf_counter() - start)
     call_s = statistics.median(times)
     device = jax.devices()[0]
+    profile = {}
+    if options.profile_top > 0:
+        def run_call():
+            nonlocal state, out
+            state, out = compiled(state, *inputs)
+            jax.block_until_ready((state, out))
+        profile["profile"] = profile_operations(run_call, 2, steps, options.profile_top)
     print(json.dumps({
         "device": f"{device.platform} {device.device_kind}",
         "config": config.name, "members": len(configs),
@@ -98,9 +161,12 @@ def main(argv):
         "matmul_gflop_per_step": round(flops_per_call / steps / 1e9, 4),
         "tflop_per_s": round(flops_per_call / call_s / 1e12, 4),
         "loss_finite": bool(np.all(np.isfinite(np.asarray(out["loss"])))),
+        **profile,
     }), flush=True)
 
 
 if __name__ == "__main__":
     _define_flags()
+    if any(arg.startswith("--profile_top=") and arg != "--profile_top=0" for arg in sys.argv):
+        _enable_operation_events()
     app.run(main)

@@ -14,8 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_step_speed_times_a_two_member_cohort():
     done = subprocess.run([sys.executable, "experiments/step_speed.py",
                            "--config=configs/additive.py:tiny", "--members=2", "--warmup=1",
-                           "--calls=2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--calls=2", "--profile_top=3"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["members"] == 2 and result["loss_finite"]
     assert result["step_ms"] > 0 and result["matmul_gflop_per_step"] > 0
+    # The profile lists XLA's operations, costliest first.
+    profile = result["profile"]
+    assert len(profile) == 3 and all(op["ms_per_step"] > 0 and op["share"] > 0 for op in profile)
+    assert [op["ms_per_step"] for op in profile] == sorted(
+        (op["ms_per_step"] for op in profile), reverse=True)
