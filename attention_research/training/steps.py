@@ -56,10 +56,10 @@ def make_loss(model, signal, label_smoothing: float = 0.0):
         (logits, _), records = model.apply({"params": params}, batch.source,
                                            batch.target_inputs, train=True, rngs=rngs,
                                            mutable=list(signal.collections))
-        fitted, nll, correct, real = token_losses(logits, batch.targets, label_smoothing)
+        token_fitted, nll, correct, real = token_losses(logits, batch.targets, label_smoothing)
         tokens = jnp.sum(real)
         likelihood_loss = jnp.sum(nll * real) / tokens
-        fitted = jnp.sum(fitted * real) / tokens
+        fitted = jnp.sum(token_fitted * real) / tokens
         # REINFORCE's reward stays the log-likelihood, not the smoothed loss.
         extra, signal_state = signal(records, signal_state, -nll, real, step)
         # The reported loss is the NLL alone, comparable across formulations and
