@@ -93,6 +93,9 @@ def test_a_run_writes_every_output(finished_run):
                                if k.startswith("eval/")}
     assert sorted(map(int, member["seq_acc_by_length"])) == [1, 2, 3, 4, 5, 6]
     assert saved["memory"]["host_peak_rss_mib"] > 0
+    # The matrix-product precision it trained at (conftest.py sets "highest"): a GPU's
+    # default is TF32, which a reader of the record must be able to tell apart.
+    assert saved["devices"]["matmul_precision"] == "highest"
 
 
 @pytest.mark.slow

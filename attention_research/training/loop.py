@@ -378,6 +378,10 @@ class Cohort:
             "code": code_version(), "software": software_versions(),
             "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
                         "kind": jax.devices()[0].device_kind,
+                        # A GPU's "default" runs float32 matrix products in TF32; set
+                        # by JAX_DEFAULT_MATMUL_PRECISION (docs/speed.md).
+                        "matmul_precision": jax.config.jax_default_matmul_precision
+                        or "default",
                         "processes": jax.process_count(),
                         "mesh": dict(self.placement.mesh.shape),
                         "members_sharded": self.placement.member_axis is not None},
