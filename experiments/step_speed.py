@@ -56,7 +56,9 @@ def _define_flags():  # only when run: the tests import matmul_flops without the
                          "costliest XLA operations")
 
 
-HLO_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+# HLO instruction names are lower case (fusion.3, while.12, loop_add_fusion); the
+# runtime's spans are CamelCase (ParseArguments, ThunkExecutor::Execute).
+HLO_NAME = re.compile(r"[a-z_][a-z0-9_.-]*")
 PROFILED_FLAG = "--xla_cpu_enable_xprof_traceme=true"  # CPU thunks emit trace events
 
 
@@ -67,6 +69,21 @@ def _enable_operation_events():
     from attention_research.compilation_cache import xla_knows
     if xla_knows(PROFILED_FLAG):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {PROFILED_FLAG}".strip()
+
+
+def _profiling_asked(argv) -> bool:
+    """Whether the command line asks for ``--profile_top`` > 0, read before absl parses
+    it (XLA's flags must be set before JAX starts): ``--profile_top=N`` or
+    ``--profile_top N``; a value that is no number is left for absl to refuse."""
+    for i, arg in enumerate(argv):
+        value = (arg.split("=", 1)[1] if arg.startswith("--profile_top=")
+                 else argv[i + 1] if arg == "--profile_top" and i + 1 < len(argv) else None)
+        if value is not None:
+            try:
+                return int(value) > 0
+            except ValueError:
+                return False
+    return False
 
 
 def profile_operations(run_call, calls: int, steps_per_call: int, top: int) -> list[dict]:
@@ -167,6 +184,6 @@ def main(argv):
 
 if __name__ == "__main__":
     _define_flags()
-    if any(arg.startswith("--profile_top=") and arg != "--profile_top=0" for arg in sys.argv):
+    if _profiling_asked(sys.argv[1:]):
         _enable_operation_events()
     app.run(main)

@@ -24,3 +24,18 @@ def test_step_speed_times_a_two_member_cohort():
     assert len(profile) == 3 and all(op["ms_per_step"] > 0 and op["share"] > 0 for op in profile)
     assert [op["ms_per_step"] for op in profile] == sorted(
         (op["ms_per_step"] for op in profile), reverse=True)
+
+
+def test_profiling_is_asked_in_either_flag_form_and_lists_hlo_operations_only():
+    from experiments.step_speed import HLO_NAME, _profiling_asked
+    # Read before absl parses the command line: both of absl's forms count.
+    assert _profiling_asked(["--config=c.py", "--profile_top=5"])
+    assert _profiling_asked(["--profile_top", "5", "--members=2"])
+    assert not _profiling_asked(["--profile_top=0"])
+    assert not _profiling_asked(["--profile_top", "x"])  # absl refuses it, not us
+    assert not _profiling_asked(["--members=2"])
+    # HLO instructions, not the runtime's spans around them.
+    for name in ("fusion.3", "while.12", "loop_add_fusion", "custom-call.1"):
+        assert HLO_NAME.fullmatch(name), name
+    for name in ("ParseArguments", "ThunkExecutor::Execute", "PjitFunction(step)"):
+        assert not HLO_NAME.fullmatch(name), name
