@@ -55,9 +55,12 @@ from attention_research.errors import RunError, explain, os_reason
 # memory), and config.json then records the new one. A member trained in a cohort of
 # any size gives the metrics it gives alone (tests/test_sweeps.py), so the cohort cap
 # is one of them; so is how hard XLA optimises (train.fast_compile: the same program,
-# equal up to float rounding).
+# equal up to float rounding). So is where a built-in corpus's raw files are
+# (task.data_path): they are read once, when its TFDS dataset is prepared, and
+# Multi30k's are pinned by checksum, so a member trained from one copy (a GPU machine's)
+# resumes or is recorded beside members trained from another.
 RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size",
-                             "max_cohort_members", "train.fast_compile"})
+                             "max_cohort_members", "train.fast_compile", "task.data_path"})
 
 # Fields added after runs were written, with the value that gives the behaviour those
 # runs had: a config.json without one of them is read as holding that value, so a run

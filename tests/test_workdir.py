@@ -145,6 +145,17 @@ def test_a_summary_is_written_whole_or_not_at_all(tmp_path):
                                                                   "nested": [None, 1.0]}
 
 
+def test_a_run_resumes_with_its_corpus_files_found_elsewhere(tmp_path):
+    from configs import base
+    config = base.get_config("task=translation")
+    config.task.data_path = ".data/multi30k"  # the copy a GPU machine was sent
+    WorkDir(tmp_path).check_or_write_config(config)
+    config.task.data_path = "../shared/data/multi30k"
+    WorkDir(tmp_path).check_or_write_config(config)  # accepted: the same pinned files
+    assert json.loads((tmp_path / "config.json").read_text())["task"]["data_path"] == (
+        "../shared/data/multi30k")
+
+
 @pytest.mark.slow
 def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
     from attention_research.workdir import ConfigMismatchError
