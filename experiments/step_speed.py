@@ -26,6 +26,16 @@ traced calls, runs a step), to see where a step goes: on a CPU, XLA's per-operat
 trace events are turned on for it (``--xla_cpu_enable_xprof_traceme``). The profiler
 slows small operations, so read the shares, not the absolute times, and time the step
 without it.
+
+``--compilation_cache=DIR`` compiles through JAX's persistent cache there, as runs do:
+run twice, the second loads the step from the cache (``cache_hits``), and the first
+call's loss and health (``first_call``) should match the first run's. On a GPU,
+2026-11-27, a cohort whose programs came from the cache failed at its first step
+(experiments/results/gpu/README.md); this is the check:
+
+    python experiments/step_speed.py --config=experiments/translation_length.py \
+        --members=3 --config.task.data_path=.data/multi30k --compilation_cache=/tmp/c
+    # the same again (from the cache), then with --compilation_cache=off
 """
 
 from __future__ import annotations
@@ -50,10 +60,13 @@ from attention_research.training.flops import matmul_flops  # noqa: E402
 def _define_flags():  # only when run: the tests import matmul_flops without the flags
     config_flags.DEFINE_config_file("config", "configs/additive.py", "config file")
     flags.DEFINE_integer("members", 1, "copies of the config, seeds 0..N-1")
-    flags.DEFINE_integer("warmup", 3, "untimed train calls after compiling")
+    flags.DEFINE_integer("warmup", 3, "untimed train calls after compiling (the "
+                         "first is always made)")
     flags.DEFINE_integer("calls", 20, "timed train calls")
     flags.DEFINE_integer("profile_top", 0, "if > 0: profile two calls and list the N "
                          "costliest XLA operations")
+    flags.DEFINE_string("compilation_cache", "off", "JAX's persistent compilation cache "
+                        "directory (as launch.py's flag); 'off': compile afresh")
 
 
 # HLO instruction names are lower case (fusion.3, while.12, loop_add_fusion); the
@@ -121,13 +134,17 @@ def profile_operations(run_call, calls: int, steps_per_call: int, top: int) -> l
 
 def main(argv):
     del argv
+    options = flags.FLAGS
+    # First, before the package's imports, as launch.py does: turned on after them, the
+    # cache was never used (0 hits on a second run, JAX 0.10.2).
+    from attention_research import compilation_cache
+    compilation_cache.enable(options.compilation_cache)  # 'off' leaves it off
     import jax
     import numpy as np
 
     from attention_research.config_checks import validate
     from attention_research.training.loop import Cohort
 
-    options = flags.FLAGS
     config = options.config
     validate(config)
     configs = []
@@ -145,7 +162,11 @@ def main(argv):
     steps = config.train.steps_per_call
     flops_per_call = matmul_flops(jax.make_jaxpr(cohort.train_call)(state, *inputs).jaxpr)
 
-    for _ in range(options.warmup):
+    state, out = compiled(state, *inputs)  # the first call, kept: was it healthy?
+    first_call = {"loss": np.asarray(out["loss"]).reshape(-1).tolist(),
+                  "grad_norm": np.asarray(out["grad_norm"]).reshape(-1).tolist(),
+                  "failed_step": np.asarray(out["failed_step"]).reshape(-1).tolist()}
+    for _ in range(options.warmup - 1):
         state, out = compiled(state, *inputs)
     jax.block_until_ready((state, out))
     times = []
@@ -178,6 +199,10 @@ def main(argv):
         "matmul_gflop_per_step": round(flops_per_call / steps / 1e9, 4),
         "tflop_per_s": round(flops_per_call / call_s / 1e12, 4),
         "loss_finite": bool(np.all(np.isfinite(np.asarray(out["loss"])))),
+        "first_call": first_call,  # per member: summed loss and gradient norm, health
+        "compilation_cache": options.compilation_cache,
+        "cache_hits": sum(entry["cache_hits"]
+                          for entry in cohort.stopwatch.compilation.values()),
         **profile,
     }), flush=True)
 

@@ -10,14 +10,27 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.slow
-def test_step_speed_times_a_two_member_cohort():
+def _step_speed(*flags) -> dict:
     done = subprocess.run([sys.executable, "experiments/step_speed.py",
                            "--config=configs/additive.py:tiny", "--members=2", "--warmup=1",
-                           "--calls=2", "--profile_top=3"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--calls=2", *flags], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_step_speed_times_a_two_member_cohort(tmp_path):
+    # The profile's XLA flag is part of the cache's key: both runs profile.
+    flags = ("--profile_top=3", f"--compilation_cache={tmp_path / 'cache'}")
+    result = _step_speed(*flags)
     assert result["members"] == 2 and result["loss_finite"]
+    # Again, the step from the cache: its first call computes what the fresh one did (on
+    # a GPU, 2026-11-27, a cohort failed at its first step after a cache load).
+    again = _step_speed(*flags)
+    assert result["cache_hits"] == 0 and again["cache_hits"] >= 1
+    assert again["first_call"] == result["first_call"]
+    assert all(step == 0 for step in result["first_call"]["failed_step"])
     assert result["step_ms"] > 0 and result["matmul_gflop_per_step"] > 0
     # The profile lists XLA's operations, costliest first.
     profile = result["profile"]
