@@ -82,6 +82,7 @@ if ((${#failed[@]})); then
 fi
 ((${#finished[@]})) || exit 0
 # commands.txt too: every command line that ran the sweep, which its record keeps.
-find commands.txt "${finished[@]}" \( -name commands.txt -o -name config.json -o -name summary.json -o -name metrics.jsonl \
-  -o -path '*/translations/*' \) -type f -print0 | tar czf "$OUT/members.tgz" --null -T -
+find commands.txt "${finished[@]}" \( -name commands.txt -o -name config.json \
+  -o -name summary.json -o -name metrics.jsonl -o -path '*/translations/*' \) -type f \
+  -print0 | tar czf "$OUT/members.tgz" --null -T -
 ls -la "$OUT/members.tgz"
