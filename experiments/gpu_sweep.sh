@@ -62,19 +62,17 @@ else
 fi
 echo "launch.py ended after $((SECONDS - start)) s"
 cd "$WORK" || exit 1
-finished=()
+finished=() failed=()
 for member in members/*/; do
   if grep -qs '"status": "finished"' "$member/summary.json"; then
     finished+=("$member")
+  elif grep -qs '"status": "failed"' "$member/summary.json"; then
+    failed+=("$member")
   fi
 done
 echo "${#finished[@]} finished member(s)"
 # The failed members' summaries and metrics (where and what became non-finite, the
 # compile and cache counts) in their own archive: to read, not to resume from.
-failed=()
-for member in members/*/; do
-  grep -qs '"status": "failed"' "$member/summary.json" && failed+=("$member")
-done
 if ((${#failed[@]})); then
   find "${failed[@]}" \( -name summary.json -o -name metrics.jsonl \) -type f -print0 \
     | tar czf "$OUT/failed.tgz" --null -T -
