@@ -433,14 +433,20 @@ def test_each_new_config_trains_and_decodes(name, tmp_path):
     config = importlib.import_module(f"configs.{name}").get_config("task=copy,tiny")
     config.train.num_steps = 10
     config.train.eval_every = 10
-    summary = train(config, tmp_path, progress=False)
+    final = _assert_trained_and_decoded(train(config, tmp_path, progress=False), tmp_path)
+    if name == "pointer_generator":  # how much it copies: the mean 1 − p_gen
+        assert 0.0 < final["eval/copy_rate/len1-4"] < 1.0
+
+
+def _assert_trained_and_decoded(summary, workdir) -> dict:
+    """A config's run ended with finite, in-range held-out metrics and its heat maps;
+    its final metrics, for the caller's own checks."""
     final = summary["members"][0]["final"]
     assert np.isfinite(final["eval/loss/len1-4"])
     assert 0.0 <= final["eval/seq_acc/len1-4"] <= 1.0
     assert 0.0 <= final["eval/align_acc/len1-4"] <= 1.0
-    if name == "pointer_generator":  # how much it copies: the mean 1 − p_gen
-        assert 0.0 < final["eval/copy_rate/len1-4"] < 1.0
-    assert (tmp_path / "plots" / "attention.png").exists()
+    assert (workdir / "plots" / "attention.png").exists()
+    return final
 
 
 @pytest.mark.slow
@@ -551,10 +557,7 @@ def test_a_hard_attention_run_logs_the_reinforce_gradient_noise(tmp_path):
             assert record[f"eval/grad_var{suffix}/attention"] > 0
             assert np.isfinite(record[f"eval/grad_snr{suffix}/attention"])
             assert record[f"eval/grad_norm{suffix}/attention"] > 0
-    final = summary["members"][0]["final"]
-    assert np.isfinite(final["eval/loss/len1-4"]) and 0.0 <= final["eval/seq_acc/len1-4"] <= 1.0
-    assert 0.0 <= final["eval/align_acc/len1-4"] <= 1.0
-    assert (tmp_path / "plots" / "attention.png").exists()
+    _assert_trained_and_decoded(summary, tmp_path)
 
 
 @pytest.mark.slow
