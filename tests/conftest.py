@@ -45,6 +45,24 @@ else:
 compilation_cache.enable(_CACHE_DIR)
 
 
+# The files whose tests mostly wait on processes they start (several devices, launch.py
+# runs), handed to the xdist workers first (pyproject.toml: --no-loadscope-reorder keeps
+# this order): their processes then run beside the rest of the suite, not after it at
+# its end, where a process that trains several runs one after another is the longest
+# chain (docs/testing.md). The other files follow, those with the most tests first
+# (xdist's own order).
+FIRST_FILES = ("test_devices.py", "test_step_speed.py", "test_gpu_sweep.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    files = {}
+    for item in items:
+        files.setdefault(item.path.name, []).append(item)
+    first = [name for name in FIRST_FILES if name in files]
+    rest = sorted((name for name in files if name not in first), key=lambda n: -len(files[n]))
+    items[:] = [item for name in first + rest for item in files[name]]
+
+
 def tiny_config(score="additive", task="copy", **choices):
     """A config that trains in a second or two on one CPU core: the ``tiny`` argument."""
     arg = ",".join([f"task={task}", "tiny"] + [f"{k}={v}" for k, v in choices.items()])
