@@ -188,10 +188,10 @@ def findings(results):
     why = (f"the docstring's rule, written before the run: G (the lead on sources of ≥ "
            f"{LONG} words minus on ≤ {SHORT}) and the whole split's difference, each by "
            f"Welch's t on the seeds' variance plus the paired bootstrap's over sentences "
-           f"({RESAMPLES:,} resamples); reproduced if both are positive at 5% and "
-           f"at least {rule.min_effect:g} BLEU (both must hold: no correction). Not Bahdanau's regime: Multi30k's "
-           f"test sources average 10-11.5 words, theirs reach 60, and the recipe was tuned for "
-           f"the models with attention, so a lead that does not grow here is weak "
-           f"evidence against the paper at its lengths")
+           f"({RESAMPLES:,} resamples); reproduced if both are positive at 5% and at "
+           f"least {rule.min_effect:g} BLEU (both must hold: no correction). Not Bahdanau's "
+           f"regime: Multi30k's test sources average 10-11.5 words, theirs reach 60, and "
+           f"the recipe was tuned for the models with attention, so a lead that does not "
+           f"grow here is weak evidence against the paper at its lengths")
     return [f.Finding(KEY, TITLE, PAPER, ours, verdict, why,
                       "results/translation_length/plots/bleu_by_length.png")]
