@@ -396,12 +396,20 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
     applies it to the replication record), give the verdict. That run is the
     confirmatory one, so it is not replicated again here."""
     voided = (f"the first seeds gave {finding.verdict} by the registered rule, whose "
-              f"statistic an audit found void ({why})")
+              f"statistic an audit found void ({why})" if finding.verdict != "pending" else
+              f"the first seeds are not recorded in full; the registered rule's verdict "
+              f"on them will decide nothing, its statistic an audit found void ({why})")
     if differing:
         text = (f"not decided: the replication's config differs from the first run's for "
                 f"{', '.join(differing)}; {voided}")
         return dataclasses.replace(finding, verdict="inconclusive", replication=text,
                                    replicated="not (config)")
+    if finding.verdict == "pending" and (again is None or again.verdict == "pending"):
+        # Nothing recorded yet, first seeds or fresh: the row waits, and says for what.
+        text = (f"pending: {seeds}, decided by the revised rule, are not recorded in full "
+                f"(`python launch.py --config=experiments/"
+                f"{folder.name.removesuffix('_replication')}.py:replicate`); {voided}")
+        return dataclasses.replace(finding, replication=text, replicated="pending (revised)")
     if again is None or again.verdict == "pending":
         text = (f"pending: {seeds}, decided by the revised rule, are not recorded in full "
                 f"(`python launch.py --config=experiments/"

@@ -6,6 +6,7 @@ metrics.jsonl or summary.json), with values made to differ by a known amount."""
 
 import csv
 import json
+import re
 import shutil
 
 import numpy as np
@@ -754,6 +755,41 @@ def test_rope_does_not_hold_only_when_shown_not_worse(tmp_path, rope, expected):
 
 # --- translation_length ------------------------------------------------------------
 
+def _translation_record(results, experiment, keep_long, noisy_seeds, seeds):
+    """Made-up members of translation_length's settings on its three pooled test sets:
+    each setting's hypotheses keep the first ``keep_long[setting]`` words of a source of
+    over 10 words (None: all of them), and each seed drops the last word of
+    ``noisy_seeds`` sentences at random. A seed not in ``seeds`` (7) translates nothing:
+    the rules must not read it."""
+    import numpy as np
+
+    from attention_research import sweeps
+    rng = np.random.default_rng(0)
+    words = "der die das ein hund mann frau läuft sitzt auf dem rasen heute".split()
+    lengths = {split: np.concatenate([rng.integers(3, 9, 120), rng.integers(16, 22, 60)])
+               for split in experiment.TEST_SPLITS}
+    sources = {split: [" ".join(rng.choice(words, size=n)) for n in lengths[split]]
+               for split in experiment.TEST_SPLITS}
+    for setting in experiment.SETTINGS:
+        name = sweeps.member_name(setting)
+        for seed in [*seeds, 7]:
+            member = results / "members" / f"{name}_seed-{seed}"
+            (member / "translations").mkdir(parents=True, exist_ok=True)
+            (member / "summary.json").write_text(json.dumps({"status": "finished"}))
+            seeded = np.random.default_rng(seed + 10 * len(name))
+            for split in experiment.TEST_SPLITS:
+                references = [s.upper() for s in sources[split]]
+                noisy = set(seeded.choice(len(references), noisy_seeds, replace=False))
+                kept = keep_long.get(name)
+                hypotheses = [" ".join(r.split()[:(kept if len(r.split()) > 10 else None)]
+                                       [:-1 if i in noisy else None])
+                              if seed != 7 else "" for i, r in enumerate(references)]
+                for kind, lines in (("hypothesis", hypotheses), ("reference", references),
+                                    ("source", sources[split])):
+                    (member / "translations" / f"{split}.{kind}.txt").write_text(
+                        "\n".join(lines) + "\n")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("encdec_keeps_long, noisy_seeds, verdict", [
     (6, 3, "reproduced"),  # RNNencdec loses the ends of long sentences
@@ -763,50 +799,148 @@ def test_rope_does_not_hold_only_when_shown_not_worse(tmp_path, rope, expected):
 def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
                                                         encdec_keeps_long, noisy_seeds,
                                                         verdict):
-    """experiments/translation_length.py's rule, before its run, on made-up records of
-    its three pooled test sets: each verdict is reachable, and the members' files are
-    read as the rule says (finished members of its seeds only)."""
-    import json
-
-    import numpy as np
-
+    """experiments/translation_length.py's registered rule, before its run, on made-up
+    records of its three pooled test sets: each verdict is reachable, and the members'
+    files are read as the rule says (finished members of its seeds only). The row waits
+    for all four settings (the bidirectional control and the Transformer translate as
+    RNNsearch does here)."""
     from attention_research import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
-    rng = np.random.default_rng(0)
-    words = "der die das ein hund mann frau läuft sitzt auf dem rasen heute".split()
-    lengths = {split: np.concatenate([rng.integers(3, 9, 120), rng.integers(16, 22, 60)])
-               for split in experiment.TEST_SPLITS}
-    sources = {split: [" ".join(rng.choice(words, size=n)) for n in lengths[split]]
-               for split in experiment.TEST_SPLITS}
-    # Every setting of the sweep: the row waits for all four (the bidirectional control
-    # and the Transformer translate as RNNsearch does here).
-    keep = {sweeps.member_name(setting): None for setting in experiment.SETTINGS}
-    keep[sweeps.member_name(experiment.RNNENCDEC)] = encdec_keeps_long
-    for setting, kept in keep.items():
-        for seed in [*experiment.SEEDS, 7]:  # seed 7 is no seed of the rule's: unread
-            member = tmp_path / "members" / f"{setting}_seed-{seed}"
-            (member / "translations").mkdir(parents=True)
-            (member / "summary.json").write_text(json.dumps({"status": "finished"}))
-            seeded = np.random.default_rng(seed + 10 * len(setting))
-            for split in experiment.TEST_SPLITS:
-                references = [s.upper() for s in sources[split]]
-                # Each seed drops the last word of ``noisy_seeds`` sentences at random.
-                noisy = set(seeded.choice(len(references), noisy_seeds, replace=False))
-                hypotheses = [" ".join(r.split()[:(kept if len(r.split()) > 10 else None)]
-                                       [:-1 if i in noisy else None])
-                              if seed != 7 else "" for i, r in enumerate(references)]
-                for kind, lines in (("hypothesis", hypotheses), ("reference", references),
-                                    ("source", sources[split])):
-                    (member / "translations" / f"{split}.{kind}.txt").write_text(
-                        "\n".join(lines) + "\n")
-    found, = experiment.findings(tmp_path)
-    assert found.verdict == verdict, found.ours
+    encdec = sweeps.member_name(experiment.RNNENCDEC)
+    _translation_record(tmp_path, experiment, {encdec: encdec_keeps_long}, noisy_seeds,
+                   experiment.SEEDS)
+    found = {f.key: f for f in experiment.findings(tmp_path)}
+    assert found[experiment.KEY].verdict == verdict, found[experiment.KEY].ours
     # One seed of the Transformer missing: pending, whatever the other settings show.
     transformer = sweeps.member_name(experiment.SETTINGS[-1])
     shutil.rmtree(tmp_path / "members" / f"{transformer}_seed-{experiment.SEEDS[-1]}")
-    found, = experiment.findings(tmp_path)
-    assert found.verdict == "pending" and f"{transformer}: 2 of 3" in found.ours
+    found = {f.key: f for f in experiment.findings(tmp_path)}
+    assert found[experiment.KEY].verdict == "pending"
+    assert f"{transformer}: 2 of 3" in found[experiment.KEY].ours
+    assert found[experiment.HOLDS_KEY].verdict == "pending"
+
+
+def _bleu_test(difference, low, high, p):
+    return {"difference": difference, "low": low, "high": high, "p": p}
+
+
+def test_translation_length_rules_decide_at_their_bounds():
+    """The revised rule's and HOLDS_RULE's verdicts on stub tests, at the bounds the
+    rule texts name: the minimum effect (0.5) and p < 0.05 for all three of the revised
+    rule's tests, its G's upper bounds for not reproduced, the floor for each G, and
+    the margin of HOLDS_RULE on D's interval."""
+    experiment = EXPERIMENTS["translation_length"]
+    passes = _bleu_test(0.5, 0.1, 0.9, 0.04)
+    above = {"G_paper": (30.0, 20.0), "G_attention": (30.0, 25.0)}
+    assert experiment._decided({"G_paper": passes, "G_attention": passes, "W": passes},
+                               above) == "reproduced"
+    # W short of the minimum effect, or not significant: not reproduced by no G either.
+    for w in (_bleu_test(0.49, 0.1, 0.9, 0.01), _bleu_test(3.0, -0.1, 6.0, 0.06)):
+        assert experiment._decided({"G_paper": passes, "G_attention": passes, "W": w},
+                                   above) == "inconclusive"
+    # W alone below the minimum effect's bound cannot make it not reproduced; a G can.
+    below = _bleu_test(0.0, -0.6, 0.49, 0.9)
+    assert experiment._decided({"G_paper": passes, "G_attention": passes, "W": below},
+                               above) == "inconclusive"
+    for key in ("G_paper", "G_attention"):
+        tests = {"G_paper": passes, "G_attention": passes, "W": passes, key: below}
+        assert experiment._decided(tests, above) == "not reproduced"
+        # Both settings of that G under the floor on the long bin: no direction.
+        assert experiment._decided(tests, {**above, key: (0.9, 0.4)}) == "inconclusive"
+        assert experiment._decided({"G_paper": passes, "G_attention": passes, "W": passes},
+                                   {**above, key: (0.9, 0.4)}) == "inconclusive"
+    margin = experiment.HOLDS_MARGIN
+    holds = experiment._holds_verdict
+    assert holds(_bleu_test(-1.0, -margin + 0.01, 0.0, 0.3), (20.0, 25.0)) == "reproduced"
+    assert holds(_bleu_test(-1.0, -margin - 0.01, 0.0, 0.3), (20.0, 25.0)) == "inconclusive"
+    assert holds(_bleu_test(-4.0, -6.0, -margin - 0.01, 0.01), (20.0, 25.0)) == "not reproduced"
+    assert holds(_bleu_test(-4.0, -6.0, -margin + 0.01, 0.01), (20.0, 25.0)) == "inconclusive"
+    assert holds(_bleu_test(0.0, -0.5, 0.5, 0.9), (0.5, 0.9)) == "inconclusive"  # the floor
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("control_keeps_long, verdict, failed", [
+    (6, "reproduced", None),  # the control loses long sentences' ends as RNNencdec does
+    # The bidirectional encoder alone keeps them: the lead over RNNencdec grows, but it
+    # is the encoder's, not attention's, and the row says which part failed.
+    (None, "not reproduced", "G_attention"),
+])
+def test_translation_length_replication_is_decided_by_the_revised_rule(
+        tmp_path, monkeypatch, control_keeps_long, verdict, failed):
+    """REVISED_RULE on made-up replication records (seeds 100-102 of all four settings):
+    the lead must grow against RNNencdec and against the bidirectional control; the row
+    takes the fresh seeds' verdict, whatever the first seeds gave (DECIDED_BY_FRESH_SEEDS),
+    under the revised title."""
+    from attention_research import sweeps
+    experiment = EXPERIMENTS["translation_length"]
+    monkeypatch.setattr(experiment, "RESAMPLES", 100)
+    monkeypatch.setattr(experiment, "BESIDE", 50)
+    encdec = sweeps.member_name(experiment.RNNENCDEC)
+    control = sweeps.member_name(experiment.NONE_BIDIRECTIONAL)
+    first, again = tmp_path / "translation_length", tmp_path / "translation_length_replication"
+    _translation_record(first, experiment, {encdec: 6, control: 6}, 3, experiment.SEEDS)
+    _translation_record(again, experiment, {encdec: 6, control: control_keeps_long}, 3,
+                   findings.REPLICATION_SEEDS)
+    own = experiment.findings(first)
+    assert {f.key: f.verdict for f in own}[experiment.KEY] == "reproduced"  # registered
+    row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
+    assert row.verdict == verdict and row.replicated == "revised rule", row.ours
+    assert row.title == experiment.TITLE and "G_attention (RNNsearch against the control)" in row.ours
+    assert "The first seeds, by the registered rule" in row.replication
+    assert (f"Not shown at the minimum effect: {failed}" in row.ours) == bool(failed)
+    # W is RNNsearch against RNNencdec: the whole-split BLEU the row gives for each.
+    whole = {name: float(re.search(rf"{name} ([\d.]+) \(≤", row.ours).group(1))
+             for name in ("RNNencdec", "RNNsearch")}
+    w = float(re.search(r"W \(whole split, RNNsearch − RNNencdec\) ([+-][\d.]+)",
+                        row.ours).group(1))
+    assert w == pytest.approx(whole["RNNsearch"] - whole["RNNencdec"], abs=0.011)
+    # A seed of the control missing from the replication: the row waits (inconclusive:
+    # the first seeds' verdict is void), and says so.
+    shutil.rmtree(again / "members" / f"{control}_seed-{findings.REPLICATION_SEEDS[-1]}")
+    row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
+    assert (row.verdict, row.replicated) == ("inconclusive", "pending (revised)")
+    # The first seeds not in full: the row is pending while the fresh seeds are, and
+    # takes their verdict once they are in.
+    encdec_first = first / "members" / f"{encdec}_seed-{experiment.SEEDS[0]}"
+    shutil.rmtree(encdec_first)
+    own = experiment.findings(first)
+    row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
+    assert (row.verdict, row.replicated) == ("pending", "pending (revised)")
+    _translation_record(again, experiment, {encdec: 6, control: control_keeps_long}, 3,
+                   findings.REPLICATION_SEEDS)
+    row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
+    assert (row.verdict, row.replicated) == (verdict, "revised rule")
+    assert "the first seeds are not recorded in full" in row.replication
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("search_keeps_long, verdict", [
+    (None, "reproduced"),  # both keep every word: RNNsearch falls as little as the Transformer
+    (5, "not reproduced"),  # RNNsearch loses most of a long sentence, the Transformer not
+])
+def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeypatch,
+                                                               search_keeps_long, verdict):
+    """HOLDS_RULE: RNNsearch's fall from short to long sources against the
+    Transformer's, with the margin HOLDS_MARGIN; it waits for these two settings only."""
+    from attention_research import sweeps
+    experiment = EXPERIMENTS["translation_length"]
+    monkeypatch.setattr(experiment, "RESAMPLES", 100)
+    search = sweeps.member_name(experiment.RNNSEARCH)
+    _translation_record(tmp_path, experiment, {search: search_keeps_long}, 3, experiment.SEEDS)
+    control = sweeps.member_name(experiment.NONE_BIDIRECTIONAL)
+    for seed in experiment.SEEDS:  # the control is not read by this row
+        shutil.rmtree(tmp_path / "members" / f"{control}_seed-{seed}")
+    found = {f.key: f for f in experiment.findings(tmp_path)}
+    assert found[experiment.KEY].verdict == "pending"
+    assert found[experiment.HOLDS_KEY].verdict == verdict, found[experiment.HOLDS_KEY].ours
+    # Replicated as any row is: the same rule on seeds 100-102 of the two settings.
+    again = tmp_path.parent / f"{tmp_path.name}_replication"
+    _translation_record(again, experiment, {search: search_keeps_long}, 3,
+                   findings.REPLICATION_SEEDS)
+    row = {f.key: f for f in findings.with_replication(
+        experiment, experiment.findings(tmp_path), again)}[experiment.HOLDS_KEY]
+    assert row.replicated == ("yes" if verdict == "reproduced" else "")
 
 
 def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path):

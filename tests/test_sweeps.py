@@ -300,6 +300,12 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         members = sweeps.expand(module.get_config(arg), module.get_sweep(arg), tmp_path / arg)
         assert (len(members), len(sweeps.cohorts(members))) == count
         assert {m.config.task.name for m in members} == {"translation"}
+    # translation_length's replication trains all four settings its two rules read.
+    module = importlib.import_module("experiments.translation_length")
+    members = sweeps.expand(module.get_config("replicate"), module.get_sweep("replicate"),
+                            tmp_path / "tl")
+    assert (len(members), len(sweeps.cohorts(members))) == (12, 4)
+    assert {m.config.seed for m in members} == {100, 101, 102}
 
 
 _INIT_EIGHT_DEFAULT_MEMBERS = """
