@@ -401,8 +401,9 @@ def _holds(results):
     ours = (f"Multi30k Flickr test sets 2016-2018 pooled, de→en, cased sacreBLEU, "
             f"{len(SEEDS)} seeds: RNNsearch {bleu(search, short):.2f} on sources of ≤ "
             f"{SHORT} words ({len(short)}), {bleu(search, long):.2f} on ≥ {LONG} "
-            f"({len(long)}): {test['a_gap']:+.2f}; the Transformer {bleu(transformer_name, short):.2f}"
-            f" and {bleu(transformer_name, long):.2f}: {test['b_gap']:+.2f}. D = "
+            f"({len(long)}): {test['a_gap']:+.2f}; the Transformer "
+            f"{bleu(transformer_name, short):.2f} and {bleu(transformer_name, long):.2f}: "
+            f"{test['b_gap']:+.2f}. D = "
             f"{_interval(test)}. Beside, read by no rule: "
             + _ratio_scale(systems, {search: "RNNsearch", transformer_name: "the Transformer"},
                            short, long))

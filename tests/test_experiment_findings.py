@@ -886,7 +886,8 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     assert {f.key: f.verdict for f in own}[experiment.KEY] == "reproduced"  # registered
     row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
     assert row.verdict == verdict and row.replicated == "revised rule", row.ours
-    assert row.title == experiment.TITLE and "G_attention (RNNsearch against the control)" in row.ours
+    assert row.title == experiment.TITLE
+    assert "G_attention (RNNsearch against the control)" in row.ours
     assert "The first seeds, by the registered rule" in row.replication
     assert (f"Not shown at the minimum effect: {failed}" in row.ours) == bool(failed)
     # W is RNNsearch against RNNencdec: the whole-split BLEU the row gives for each.
