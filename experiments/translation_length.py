@@ -261,11 +261,7 @@ def _registered(results):
     whole = metrics.paired_seed_test(systems, None, search, encdec,
                                      [(everything, 1.0)], n_samples=RESAMPLES)
     rule = stats.BLEU
-
-    def bleu(name, rows):  # the seed-mean corpus BLEU on ``rows``
-        return float(np.mean([metrics.bleu_from_statistics(s[rows].sum(0))
-                              for s in systems[name]]))
-
+    bleu = lambda name, rows: _bleu(systems, name, rows)  # noqa: E731
     verdict = _decided({"gap": gap, "whole": whole},
                        {"gap": (bleu(encdec, long), bleu(search, long))})
     ours = (f"Multi30k Flickr test sets 2016-2018 pooled ({len(words):,} sentences), "
@@ -384,7 +380,6 @@ def _holds(results):
     import numpy as np
 
     from attention_research import findings as f
-    from attention_research import stats
     from attention_research.tasks.translation import metrics
     search, transformer_name = sweeps.member_name(SETTINGS[1]), sweeps.member_name(SETTINGS[3])
     systems, done, words, _ = _read(results, [search, transformer_name])
