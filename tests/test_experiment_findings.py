@@ -755,15 +755,31 @@ def test_rope_does_not_hold_only_when_shown_not_worse(tmp_path, rope, expected):
 
 # --- translation_length ------------------------------------------------------------
 
-def _translation_record(results, experiment, keep_long, noisy_seeds, seeds):
+_SCORED = {}  # (hypothesis, reference): its BLEU statistics; members share most sentences
+
+
+def _scored(hypotheses, references):
+    """metrics.sentence_statistics of each pair, each distinct pair scored once."""
+    from attention_research.tasks.translation import metrics
+    new = list(dict.fromkeys(p for p in zip(hypotheses, references) if p not in _SCORED))
+    if new:
+        rows = metrics.sentence_statistics([h for h, _ in new], [r for _, r in new])
+        _SCORED.update(zip(new, rows))
+    return [_SCORED[p] for p in zip(hypotheses, references)]
+
+
+def _translation_record(results, experiment, keep_long, noisy_seeds, seeds, texts=False):
     """Made-up members of translation_length's settings on its three pooled test sets:
     each setting's hypotheses keep the first ``keep_long[setting]`` words of a source of
     over 10 words (None: all of them), and each seed drops the last word of
     ``noisy_seeds`` sentences at random. A seed not in ``seeds`` (7) translates nothing:
-    the rules must not read it."""
+    the rules must not read it. Each member holds its sentences' BLEU statistics, as a
+    committed Multi30k record does (``<split>.sentences.tsv``, scored once here), or
+    with ``texts`` its hypotheses, references and sources, scored by the rule."""
     import numpy as np
 
     from attention_research import sweeps
+    from attention_research.tasks.translation import metrics
     rng = np.random.default_rng(0)
     words = "der die das ein hund mann frau läuft sitzt auf dem rasen heute".split()
     lengths = {split: np.concatenate([rng.integers(3, 9, 120), rng.integers(16, 22, 60)])
@@ -784,6 +800,14 @@ def _translation_record(results, experiment, keep_long, noisy_seeds, seeds):
                 hypotheses = [" ".join(r.split()[:(kept if len(r.split()) > 10 else None)]
                                        [:-1 if i in noisy else None])
                               if seed != 7 else "" for i, r in enumerate(references)]
+                if not texts:  # upper case throughout: lowercased statistics are the same
+                    statistics = _scored(hypotheses, references)
+                    rows = ["\t".join(metrics.SENTENCE_COLUMNS)] + [
+                        "\t".join(map(str, [len(source.split()), *row, *row]))
+                        for source, row in zip(sources[split], statistics)]
+                    (member / "translations" / f"{split}.sentences.tsv").write_text(
+                        "\n".join(rows) + "\n")
+                    continue
                 for kind, lines in (("hypothesis", hypotheses), ("reference", references),
                                     ("source", sources[split])):
                     (member / "translations" / f"{split}.{kind}.txt").write_text(
@@ -809,7 +833,7 @@ def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
     encdec = sweeps.member_name(experiment.RNNENCDEC)
     _translation_record(tmp_path, experiment, {encdec: encdec_keeps_long}, noisy_seeds,
-                   experiment.SEEDS)
+                        experiment.SEEDS, texts=True)
     found = {f.key: f for f in experiment.findings(tmp_path)}
     assert found[experiment.KEY].verdict == verdict, found[experiment.KEY].ours
     # One seed of the Transformer missing: pending, whatever the other settings show.
