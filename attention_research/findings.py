@@ -404,19 +404,16 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
                 f"{', '.join(differing)}; {voided}")
         return dataclasses.replace(finding, verdict="inconclusive", replication=text,
                                    replicated="not (config)")
-    if finding.verdict == "pending" and (again is None or again.verdict == "pending"):
-        # Nothing recorded yet, first seeds or fresh: the row waits, and says for what.
-        text = (f"pending: {seeds}, decided by the revised rule, are not recorded in full "
-                f"(`python launch.py --config=experiments/"
-                f"{folder.name.removesuffix('_replication')}.py:replicate`); {voided}")
-        return dataclasses.replace(finding, replication=text, replicated="pending (revised)")
     if again is None or again.verdict == "pending":
+        # Nothing recorded yet, first seeds or fresh: the row waits. First seeds decided
+        # by the void rule: inconclusive until the fresh ones are in.
+        waiting = finding.verdict == "pending"
         text = (f"pending: {seeds}, decided by the revised rule, are not recorded in full "
                 f"(`python launch.py --config=experiments/"
-                f"{folder.name.removesuffix('_replication')}.py:replicate`); {voided}, so "
-                f"the row is inconclusive until then")
-        return dataclasses.replace(finding, verdict="inconclusive", replication=text,
-                                   replicated="pending (revised)")
+                f"{folder.name.removesuffix('_replication')}.py:replicate`); {voided}"
+                + ("" if waiting else ", so the row is inconclusive until then"))
+        return dataclasses.replace(finding, verdict="pending" if waiting else "inconclusive",
+                                   replication=text, replicated="pending (revised)")
     # The row shows what decided it: the fresh seeds' numbers and the revised rule; the
     # first seeds' reading by the registered rule moves to the replication line (an
     # audit found the row showing the old statistic beside the new verdict).

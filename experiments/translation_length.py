@@ -213,6 +213,19 @@ def _interval(test) -> str:
             f"{test['sentence_se']:.2f})")
 
 
+def _pending(key, title, paper, done):
+    """The row while a setting it reads lacks seeds: how many each has."""
+    from attention_research import findings as f
+    return f.pending(key, title, paper, "Multi30k test sets, " + ", ".join(
+        f"{name}: {count} of {len(SEEDS)}" for name, count in done.items()))
+
+
+def _shown(test) -> bool:
+    """A difference of at least the BLEU rule's minimum effect, at p < 5%."""
+    from attention_research import stats
+    return test["difference"] >= stats.BLEU.min_effect and test["p"] < stats.LEVEL
+
+
 def _decided(tests, long_bleu) -> str:
     """The verdict of an intersection-union rule: reproduced if every test in ``tests``
     is at least the BLEU rule's minimum effect at p < 5%; not reproduced if any of the
@@ -222,7 +235,7 @@ def _decided(tests, long_bleu) -> str:
     rule = stats.BLEU
     if any(max(pair) < rule.floor for pair in long_bleu.values()):
         return "inconclusive"
-    if all(t["difference"] >= rule.min_effect and t["p"] < stats.LEVEL for t in tests.values()):
+    if all(_shown(t) for t in tests.values()):
         return "reproduced"
     if any(tests[key]["high"] < rule.min_effect for key in long_bleu):
         return "not reproduced"
@@ -252,8 +265,7 @@ def _registered(results):
     # run: the bidirectional control tells attention's part from the encoder's, and an
     # audit as Bahdanau (2026-11-27) found the row cannot be worded without it.
     if min(done.values()) < len(SEEDS):
-        return f.pending(KEY, TITLE, PAPER, "Multi30k test sets, "
-                         + ", ".join(f"{n}: {d} of {len(SEEDS)}" for n, d in done.items()))
+        return _pending(KEY, TITLE, PAPER, done)
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
     everything = np.arange(len(words))
     gap = metrics.length_gap_test(systems, None, short, long, search, encdec,
@@ -313,8 +325,7 @@ def _revised(results):
     encdec, search, bidirectional = (sweeps.member_name(s) for s in SETTINGS[:3])
     systems, done, words, splits = _read(results, [encdec, search, bidirectional])
     if min(done.values()) < len(SEEDS):
-        return f.pending(KEY, TITLE, PAPER, "Multi30k test sets, "
-                         + ", ".join(f"{n}: {d} of {len(SEEDS)}" for n, d in done.items()))
+        return _pending(KEY, TITLE, PAPER, done)
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
     everything = np.arange(len(words))
     bleu = lambda name, rows: _bleu(systems, name, rows)  # noqa: E731
@@ -340,8 +351,7 @@ def _revised(results):
             f"control) {_interval(tests['G_attention'])}; W (whole split, RNNsearch − "
             f"RNNencdec) {_interval(tests['W'])}")
     rule = stats.BLEU
-    failed = [key for key, t in tests.items()
-              if not (t["difference"] >= rule.min_effect and t["p"] < stats.LEVEL)]
+    failed = [key for key, t in tests.items() if not _shown(t)]
     floored = [key for key, pair in long_bleu.items() if max(pair) < rule.floor]
     if floored:
         ours += (f". Under the BLEU floor ({rule.floor:g}) on the long bin, both settings "
@@ -386,8 +396,7 @@ def _holds(results):
     paper = ("Bahdanau et al. 2015, Figure 2 (WMT'14 En→Fr): RNNsearch-50's BLEU shows "
              "no deterioration as sentences grow to 50 words and more")
     if min(done.values()) < len(SEEDS):
-        return f.pending(HOLDS_KEY, HOLDS_TITLE, paper, "Multi30k test sets, "
-                         + ", ".join(f"{n}: {d} of {len(SEEDS)}" for n, d in done.items()))
+        return _pending(HOLDS_KEY, HOLDS_TITLE, paper, done)
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
     bleu = lambda name, rows: _bleu(systems, name, rows)  # noqa: E731
     test = metrics.length_gap_test(systems, None, short, long, search, transformer_name,

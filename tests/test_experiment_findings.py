@@ -905,7 +905,7 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     first, again = tmp_path / "translation_length", tmp_path / "translation_length_replication"
     _translation_record(first, experiment, {encdec: 6, control: 6}, 3, experiment.SEEDS)
     _translation_record(again, experiment, {encdec: 6, control: control_keeps_long}, 3,
-                   findings.REPLICATION_SEEDS)
+                        findings.REPLICATION_SEEDS)
     own = experiment.findings(first)
     assert {f.key: f.verdict for f in own}[experiment.KEY] == "reproduced"  # registered
     row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
@@ -933,7 +933,7 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
     assert (row.verdict, row.replicated) == ("pending", "pending (revised)")
     _translation_record(again, experiment, {encdec: 6, control: control_keeps_long}, 3,
-                   findings.REPLICATION_SEEDS)
+                        findings.REPLICATION_SEEDS)
     row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
     assert (row.verdict, row.replicated) == (verdict, "revised rule")
     assert "the first seeds are not recorded in full" in row.replication
@@ -962,7 +962,7 @@ def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeyp
     # Replicated as any row is: the same rule on seeds 100-102 of the two settings.
     again = tmp_path.parent / f"{tmp_path.name}_replication"
     _translation_record(again, experiment, {search: search_keeps_long}, 3,
-                   findings.REPLICATION_SEEDS)
+                        findings.REPLICATION_SEEDS)
     row = {f.key: f for f in findings.with_replication(
         experiment, experiment.findings(tmp_path), again)}[experiment.HOLDS_KEY]
     assert row.replicated == ("yes" if verdict == "reproduced" else "")

@@ -382,15 +382,6 @@ def test_the_length_gap_test_sees_a_lead_that_grows_with_length():
     alike = metrics.length_gap_test(systems, references, short, long, "fixed_too", "fixed",
                                     n_samples=300)
     assert alike["low"] < 0 < alike["high"] and alike["p"] > 0.05
-    # One setting against 0 (b=None): its own long − short BLEU, the same number as
-    # the pair's a_gap. The fixed vector falls; attention, which keeps every word, holds.
-    falls = metrics.paired_seed_test(systems, references, "fixed", None,
-                                     [(short, -1.0), (long, 1.0)], n_samples=300)
-    assert falls["difference"] == pytest.approx(grows["b_gap"]) and falls["high"] < 0
-    assert falls["p"] < 0.01 and falls["df"] is not None and falls["b_value"] == 0
-    holds = metrics.paired_seed_test({"kept": [system(None)] * 3}, references, "kept",
-                                     None, [(short, -1.0), (long, 1.0)], n_samples=300)
-    assert holds["difference"] == pytest.approx(0) and holds["p"] == 1.0
 
 
 @pytest.mark.slow

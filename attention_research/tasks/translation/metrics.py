@@ -251,7 +251,7 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
 
 
 def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
-                     a: str, b: str | None, bins: Sequence[tuple[np.ndarray, float]],
+                     a: str, b: str, bins: Sequence[tuple[np.ndarray, float]],
                      n_samples: int = 1000, seed: int = 12345) -> dict:
     """A test between two settings of several seeds each that keeps both sources of
     chance apart and keeps the pairing on sentences (an audit of issue 36's
@@ -269,8 +269,6 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
     Welch's t on their sum, with Satterthwaite's degrees of freedom from the seeds'
     part (the sentences' part has, in effect, infinitely many). With under 2 seeds on a
     side, or no variance at all, there is no test: the interval is unbounded, p = 1.
-    ``b=None`` tests ``a``'s statistic against 0 with the same two parts (one setting's
-    own long − short BLEU: does it fall with length?).
     Returns {'difference', 'low', 'high', 'p', 'se', 'df', 'seed_se', 'sentence_se',
     'a_value', 'b_value'}.
     """
@@ -288,31 +286,27 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
     draws = [drawn(len(rows)) for rows, _ in bins]
     values, resampled = {}, {}
     for setting in (a, b):
-        if setting is None:  # a test of ``a`` alone: b's value is 0, with no variance
-            values[setting], resampled[setting] = np.zeros(1), np.zeros(n_samples)
-            continue
         per_seed = _per_seed(systems[setting], references)
         values[setting] = np.array([sum(weight * bleu_from_statistics(s[rows].sum(0))
                                         for rows, weight in bins) for s in per_seed])
         resampled[setting] = np.mean([sum(weight * bleu_of_totals(counts @ s[rows])
                                           for (rows, weight), counts in zip(bins, draws))
                                       for s in per_seed], axis=0)  # [B] the seed mean
-    n_a, n_b = len(values[a]), (len(values[b]) if b is not None else np.inf)
+    n_a, n_b = len(values[a]), len(values[b])
     difference = float(values[a].mean() - values[b].mean())
     result = {"difference": difference, "a_value": float(values[a].mean()),
               "b_value": float(values[b].mean())}
     if min(n_a, n_b) < 2:
         return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "se": float("nan"),
                 "df": None, "seed_se": float("nan"), "sentence_se": float("nan")}
-    part_a = values[a].var(ddof=1) / n_a
-    part_b = values[b].var(ddof=1) / n_b if b is not None else 0.0
+    part_a, part_b = values[a].var(ddof=1) / n_a, values[b].var(ddof=1) / n_b
     sentences = float((resampled[a] - resampled[b]).var(ddof=1))
     se = float(np.sqrt(part_a + part_b + sentences))
     result.update(se=se, seed_se=float(np.sqrt(part_a + part_b)),
                   sentence_se=float(np.sqrt(sentences)))
     if se == 0:
         return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "df": None}
-    seeds_part = part_a ** 2 / (n_a - 1) + (part_b ** 2 / (n_b - 1) if b is not None else 0)
+    seeds_part = part_a ** 2 / (n_a - 1) + part_b ** 2 / (n_b - 1)
     df = float(se ** 4 / seeds_part) if seeds_part > 0 else np.inf
     half = float(scipy_stats.t.ppf(0.975, df)) * se
     p = float(2 * scipy_stats.t.sf(abs(difference) / se, df))
