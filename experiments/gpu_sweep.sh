@@ -28,9 +28,11 @@
 # on the one GPU, so that the others' kernels can fill the gaps a small model's short
 # kernels leave (not yet timed against one part at a time). Each process allocates GPU
 # memory as it needs it (XLA_PYTHON_CLIENT_PREALLOCATE=false), not 75% of it up front.
-# CACHE=folder keeps XLA's compiled programs there (launch.py --compilation_cache); on
-# 2026-11-27 a GPU cohort failed at its first step after its programs came from such a
-# cache, cause not established (experiments/results/gpu/README.md): leave it unset there.
+# CACHE=folder keeps XLA's compiled programs there (launch.py --compilation_cache). On
+# 2026-11-27 bidirectional RNN cohorts failed at their first step (non-finite) at
+# JAX_DEFAULT_MATMUL_PRECISION=highest, with the cache and without it, on a machine
+# loaded by other processes, and not on a fresh one: cause not established
+# (experiments/results/gpu/README.md); the health check stops such a member at step 1.
 # Failed members' summaries come back in $OUT/failed.tgz, to read, not to resume from.
 set -u
 OUT=${OUT:-/tmp/gpu_sweep_out}

@@ -30,12 +30,12 @@ without it.
 ``--compilation_cache=DIR`` compiles through JAX's persistent cache there, as runs do:
 run twice, the second loads the step from the cache (``cache_hits``), and the first
 call's loss and health (``first_call``) should match the first run's. On a GPU,
-2026-11-27, a cohort whose programs came from the cache failed at its first step
-(experiments/results/gpu/README.md); this is the check:
+2026-11-27, this program's first call was non-finite at
+``JAX_DEFAULT_MATMUL_PRECISION=highest`` on a loaded machine, from the cache and
+without it, and finite on a fresh one (experiments/results/gpu/README.md):
 
     python experiments/step_speed.py --config=experiments/translation_length.py \
-        --members=3 --config.task.data_path=.data/multi30k --compilation_cache=/tmp/c
-    # the same again (from the cache), then with --compilation_cache=off
+        --members=3 --config.task.data_path=.data/multi30k --compilation_cache=off
 """
 
 from __future__ import annotations

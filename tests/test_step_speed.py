@@ -25,8 +25,7 @@ def test_step_speed_times_a_two_member_cohort(tmp_path):
     flags = ("--profile_top=3", f"--compilation_cache={tmp_path / 'cache'}")
     result = _step_speed(*flags)
     assert result["members"] == 2 and result["loss_finite"]
-    # Again, the step from the cache: its first call computes what the fresh one did (on
-    # a GPU, 2026-11-27, a cohort failed at its first step after a cache load).
+    # Again, the step from the cache: its first call computes what the fresh one did.
     again = _step_speed(*flags)
     assert result["cache_hits"] == 0 and again["cache_hits"] >= 1
     assert again["first_call"] == result["first_call"]
