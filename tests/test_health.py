@@ -44,6 +44,24 @@ def test_the_advice_for_a_non_finite_run_never_repeats_a_value_in_use(tiny, warm
     assert ("warmup_steps" in suggested) == (warmup < 500)  # 500 is already num_steps / 2
 
 
+def test_a_first_step_failure_is_not_blamed_on_the_learning_rate(tiny):
+    """At step 1 the loss and the gradient come from the initial parameters: the
+    advice names the debugging switch, not a smaller learning rate (a GPU's first-step
+    NaN, 2026-11-27, was advised to lower it)."""
+    from attention_research.training.health import GRADIENT, LOSS, PARAMETERS, failure_message
+    config = tiny()
+    for failure, computed in ((GRADIENT | PARAMETERS, "gradient"), (LOSS, "loss")):
+        message = failure_message(config, 0, 1, failure, None)
+        assert f"the learning rate is not the cause: the model computed a non-finite " \
+               f"{computed} from its initialisation" in message
+        assert "JAX_DEBUG_NANS=True" in message and "--config.train" not in message
+        assert message.endswith("No non-finite state was saved; no checkpoint had been saved yet.")
+    # Parameters alone, or any later step: an update made them, and its size is the suspect.
+    for step, failure in ((1, PARAMETERS), (2, GRADIENT)):
+        assert "Likely cause: the learning rate is too high" in failure_message(
+            config, 0, step, failure, None)
+
+
 @pytest.mark.slow
 def test_a_huge_learning_rate_stops_a_run_with_a_clear_error(tiny, tmp_path):
     config = tiny()

@@ -72,10 +72,28 @@ def failure_message(config, member: int, step: int, failure: int,
                         f"{train.warmup_steps})")
     remedies.append(f"harder gradient clipping, --config.train.grad_clip_norm="
                     f"{train.grad_clip_norm / 4:g} (now {train.grad_clip_norm:g})")
-    return (f"member {member} (seed {config.seed}, learning rate {train.learning_rate:g}): "
-            f"{describe_failure(failure)} became non-finite (NaN or infinity) at step {step}. "
-            f"Likely cause: the learning rate is too high for this model. Try "
+    what = (f"member {member} (seed {config.seed}, learning rate {train.learning_rate:g}): "
+            f"{describe_failure(failure)} became non-finite (NaN or infinity) at step {step}. ")
+    if step == 1 and failure & (LOSS | GRADIENT):
+        return what + _first_step_cause(failure) + f" No non-finite state was saved; {kept}."
+    return (what + "Likely cause: the learning rate is too high for this model. Try "
             + ", or ".join(remedies) + f". No non-finite state was saved; {kept}.")
+
+
+def _first_step_cause(failure: int) -> str:
+    """Step 1's loss and gradient come from the initial parameters, before any update,
+    so no learning rate, warm-up or clipping can have caused them."""
+    computed = "loss" if failure & LOSS else "gradient"
+    cause = (f"At step 1 the parameters are the initial ones, so the learning rate is not "
+             f"the cause: the model computed a non-finite {computed} from its "
+             f"initialisation and the first batch. To find the operation that made it, "
+             f"rerun with JAX_DEBUG_NANS=True.")
+    if jax.default_backend() == "gpu":
+        # experiments/results/gpu/README.md, 2026-11-27: a bidirectional RNN's first
+        # gradient was NaN at full float32 on a loaded H200, finite on a fresh one.
+        cause += (" On a GPU, such a first-step failure at JAX_DEFAULT_MATMUL_PRECISION="
+                  "highest has been seen that a rerun did not repeat (docs/speed.md).")
+    return cause
 
 
 class DivergenceMonitor:
