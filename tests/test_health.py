@@ -56,6 +56,13 @@ def test_a_first_step_failure_is_not_blamed_on_the_learning_rate(tiny):
                f"{computed} from its initialisation" in message
         assert "JAX_DEBUG_NANS=True" in message and "--config.train" not in message
         assert message.endswith("No non-finite state was saved; no checkpoint had been saved yet.")
+    # On a GPU it also names the first-step NaN seen there (docs/speed.md).
+    assert "docs/speed.md" not in message
+    import attention_research.training.health as health
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(health.jax, "default_backend", lambda: "gpu")
+        on_gpu = failure_message(config, 0, 1, GRADIENT, None)
+    assert "JAX_DEFAULT_MATMUL_PRECISION=highest" in on_gpu and "docs/speed.md" in on_gpu
     # Parameters alone, or any later step: an update made them, and its size is the suspect.
     for step, failure in ((1, PARAMETERS), (2, GRADIENT)):
         assert "Likely cause: the learning rate is too high" in failure_message(
