@@ -95,10 +95,29 @@ HOLDS_MARGIN = 2.0  # BLEU: the non-inferiority margin of HOLDS_RULE
 # leaves out by HOLDS_RULE (a row of its own), both written, and audited as Bahdanau
 # again, before those seeds ran and before any result of the bidirectional control or
 # the Transformer was seen.
+# What the revised HOLDS rule must answer before seeds 100-102 run (the audit's
+# fixes); until one is written and audited, the replication decides nothing here.
+HOLDS_REVISION_NEEDED = (
+    "no revised rule is written yet; before seeds 100-102 run it must decode each model "
+    "at a length penalty chosen on the validation set (or test a statistic the brevity "
+    "penalty does not drive, beside BLEU), require RNNencdec in RNNsearch's place to come "
+    "out not reproduced (a comparator that cannot fail a model without attention decides "
+    "nothing), and take its margin from that control's effect")
 DECIDED_BY_FRESH_SEEDS = {
     KEY: "read as Bahdanau: it compares RNNsearch with RNNencdec only, which differ in "
          "the encoder and in attention at once, and its title claimed RNNsearch holds, "
-         "which it does not test"}
+         "which it does not test",
+    # A second audit as Bahdanau (2026-11-27, 23:30, on the Transformer's seeds 0-1,
+    # before seed 2 was recorded); no revised rule for this row is written yet, so the
+    # replication's seeds leave it pending (HOLDS_REVISION_NEEDED).
+    HOLDS_KEY: "read as Bahdanau: it was written after multi30k_goals had recorded the "
+               "same Transformer's test_2016 BLEU by length on seeds 0-2, so those seeds "
+               "were not unseen; the Transformer's fall is mostly its output's brevity on "
+               "long sentences (0.87 of the references' length on sources of ≥ 16 words "
+               "against RNNsearch's 0.95, seeds 0-1), from a beam length penalty tuned for "
+               "neither model; and the 2-BLEU margin is as large as attention's own effect "
+               "(RNNencdec falls 2.55 BLEU more than RNNsearch), so the rule cannot fail a "
+               "model without attention; " + HOLDS_REVISION_NEEDED}
 REVISED_RULE = (
     f"the revised rule, on seeds 100-102 of RNNencdec, RNNsearch and the bidirectional "
     f"encoder without attention (the control: the same encoder as RNNsearch, its final "
@@ -126,8 +145,9 @@ HOLDS_RULE = (
     f"falls no more than the Transformer, within {HOLDS_MARGIN:g} BLEU) if D's 95% "
     f"interval lies wholly above −{HOLDS_MARGIN:g}; not reproduced if it lies wholly "
     f"below −{HOLDS_MARGIN:g}; otherwise inconclusive (and where both score under the "
-    f"BLEU floor on the long bin). Written before any result of the Transformer was "
-    f"seen; RNNsearch's seeds 0-2 had been: it falls 5.5 BLEU from ≤ {SHORT} to ≥ {LONG} "
+    f"BLEU floor on the long bin). Written before any result of this sweep's Transformer "
+    f"was seen, but after multi30k_goals had recorded the same Transformer's test_2016 "
+    f"BLEU by length on seeds 0-2 (an audit's correction); RNNsearch's seeds 0-2 had been: it falls 5.5 BLEU from ≤ {SHORT} to ≥ {LONG} "
     f"source words, which no arm on this corpus separates from the long sentences' own "
     f"difficulty, so the Transformer, which has no fixed-size view of the source either, "
     f"stands for that difficulty. Its power is stated, not hidden: D's se is about 1 "
@@ -247,7 +267,16 @@ def findings(results):
     HOLDS_RULE on both."""
     from pathlib import Path
     replicating = Path(results).name.endswith("_replication")
-    return [(_revised if replicating else _registered)(results), _holds(results)]
+    if replicating:
+        return [_revised(results), _holds_not_revised_yet()]
+    return [_registered(results), _holds(results)]
+
+
+def _holds_not_revised_yet():
+    """The holds row on the replication's seeds: pending until its revised rule is
+    written (DECIDED_BY_FRESH_SEEDS, HOLDS_REVISION_NEEDED)."""
+    from attention_research import findings as f
+    return f.pending(HOLDS_KEY, HOLDS_TITLE, "", HOLDS_REVISION_NEEDED)
 
 
 def _registered(results):

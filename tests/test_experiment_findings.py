@@ -947,7 +947,9 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
 def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeypatch,
                                                                search_keeps_long, verdict):
     """HOLDS_RULE: RNNsearch's fall from short to long sources against the
-    Transformer's, with the margin HOLDS_MARGIN; it waits for these two settings only."""
+    Transformer's, with the margin HOLDS_MARGIN; it waits for these two settings only.
+    An audit found it void (DECIDED_BY_FRESH_SEEDS): its verdict is shown and decides
+    nothing, and the fresh seeds decide nothing either until a revised rule is written."""
     from attention_research import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
@@ -959,13 +961,20 @@ def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeyp
     found = {f.key: f for f in experiment.findings(tmp_path)}
     assert found[experiment.KEY].verdict == "pending"
     assert found[experiment.HOLDS_KEY].verdict == verdict, found[experiment.HOLDS_KEY].ours
-    # Replicated as any row is: the same rule on seeds 100-102 of the two settings.
+    # Seeds 100-102 recorded, or not: no revised rule yet, so the row is inconclusive and
+    # says why, with the first seeds' verdict by the registered rule beside.
     again = tmp_path.parent / f"{tmp_path.name}_replication"
-    _translation_record(again, experiment, {search: search_keeps_long}, 3,
-                        findings.REPLICATION_SEEDS)
-    row = {f.key: f for f in findings.with_replication(
-        experiment, experiment.findings(tmp_path), again)}[experiment.HOLDS_KEY]
-    assert row.replicated == ("yes" if verdict == "reproduced" else "")
+    for recorded in (False, True):
+        if recorded:
+            _translation_record(again, experiment, {search: search_keeps_long}, 3,
+                                findings.REPLICATION_SEEDS)
+            assert {f.key: f.verdict for f in experiment.findings(again)}[
+                experiment.HOLDS_KEY] == "pending"
+        row = {f.key: f for f in findings.with_replication(
+            experiment, experiment.findings(tmp_path), again)}[experiment.HOLDS_KEY]
+        assert (row.verdict, row.replicated) == ("inconclusive", "pending (revised)")
+        assert f"the first seeds gave {verdict} by the registered rule" in row.replication
+        assert "no revised rule is written yet" in row.replication
 
 
 def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path):
