@@ -224,6 +224,11 @@ def _read(results, names):
     for name in complete[1:]:
         if not np.array_equal(read[name][1], words):
             raise ValueError(f"{name}'s test sentences differ from {complete[0]}'s")
+    # The references too (an audit: the sources alone could match across other
+    # references): every seed's reference lengths, statistics column 9, are the same.
+    lengths = [s[:, 9] for name in complete for s in read[name][0]]
+    if any(not np.array_equal(length, lengths[0]) for length in lengths[1:]):
+        raise ValueError("the members' test references differ: not one test set")
     return {name: read[name][0] for name in complete}, done, words, splits
 
 

@@ -845,6 +845,23 @@ def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
     assert found[experiment.HOLDS_KEY].verdict == "pending"
 
 
+def test_translation_length_refuses_members_scored_on_other_references(monkeypatch):
+    """Two settings whose sources match but whose references differ (another reference
+    file, say) are not one test set: refused, named, not compared."""
+    import numpy as np
+    experiment = EXPERIMENTS["translation_length"]
+    words = np.array([5, 12, 17])
+
+    def pooled(results, name, seeds):
+        statistics = np.ones((3, 10))
+        statistics[:, 9] = [6, 13, 18] if name == "a" else [6, 13, 19]
+        return [statistics] * len(seeds), words, np.zeros(3, int)
+    monkeypatch.setattr(experiment, "_pooled", pooled)
+    assert experiment._read("unused", ["a", "a"])[1] == {"a": 3}
+    with pytest.raises(ValueError, match="test references differ"):
+        experiment._read("unused", ["a", "b"])
+
+
 def _bleu_test(difference, low, high, p):
     return {"difference": difference, "low": low, "high": high, "p": p}
 
