@@ -147,8 +147,8 @@ HOLDS_RULE = (
     f"below −{HOLDS_MARGIN:g}; otherwise inconclusive (and where both score under the "
     f"BLEU floor on the long bin). Written before any result of this sweep's Transformer "
     f"was seen, but after multi30k_goals had recorded the same Transformer's test_2016 "
-    f"BLEU by length on seeds 0-2 (an audit's correction); RNNsearch's seeds 0-2 had been: it falls 5.5 BLEU from ≤ {SHORT} to ≥ {LONG} "
-    f"source words, which no arm on this corpus separates from the long sentences' own "
+    f"BLEU by length on seeds 0-2 (an audit's correction); RNNsearch's seeds 0-2 had "
+    f"been: it falls 5.5 BLEU from ≤ {SHORT} to ≥ {LONG} source words, which no arm on this corpus separates from the long sentences' own "
     f"difficulty, so the Transformer, which has no fixed-size view of the source either, "
     f"stands for that difficulty. Its power is stated, not hidden: D's se is about 1 "
     f"BLEU, so if both truly fall alike (D = 0) the rule says reproduced about half the "
@@ -226,9 +226,11 @@ def _read(results, names):
             raise ValueError(f"{name}'s test sentences differ from {complete[0]}'s")
     # The references too (an audit: the sources alone could match across other
     # references): every seed's reference lengths, statistics column 9, are the same.
-    lengths = [s[:, 9] for name in complete for s in read[name][0]]
-    if any(not np.array_equal(length, lengths[0]) for length in lengths[1:]):
-        raise ValueError("the members' test references differ: not one test set")
+    lengths = [(name, s[:, 9]) for name in complete for s in read[name][0]]
+    for name, length in lengths[1:]:
+        if not np.array_equal(length, lengths[0][1]):
+            raise ValueError(f"{name}'s test references differ from {lengths[0][0]}'s: "
+                             f"not one test set")
     return {name: read[name][0] for name in complete}, done, words, splits
 
 
