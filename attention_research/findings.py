@@ -27,6 +27,9 @@ experiments' records has its replication in theirs: the experiment names them
 and each NAME_replication it reads must repeat NAME's config but for the seed. One
 finding of an experiment may read other records than the rest: ``REPLICATION_SOURCES``
 ({key: {record: argument}}; luong_table4's alignment row reads compare_attention's).
+A replication may add outputs the first run lacks for a revised rule to read (its
+fields, ``REPLICATION_ADDS``: {field: the value it must hold}, e.g. translations at a
+tuned length penalty); every other field must match.
 
 The page depends on nothing but the files under experiments/results/, so rebuilding it
 from a clean clone gives the same bytes.
@@ -241,18 +244,22 @@ def collect() -> list[tuple[str, Finding]]:
     return found
 
 
-def config_differences(original: Path, replication: Path) -> list[str]:
+def config_differences(original: Path, replication: Path, adds=()) -> list[str]:
     """The replicated settings whose config differs from the first run's in anything but
     the seed (a replication must rerun the same experiment). A field added after the
     first run was written counts as the value that run had (``workdir.ADDED_FIELDS``),
-    and the fields that set only how much is computed at once are not compared."""
+    and the fields that set only how much is computed at once are not compared, nor
+    those of ``adds`` ({field: the value the replication must hold}): fields the
+    experiment lets its replication differ in because they only add outputs beside the
+    ones the first run's rule read (``REPLICATION_ADDS``); at another value they differ."""
     from attention_research.reports import setting_name
     from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
 
-    def compared(path):
+    def compared(path, replicating=False):
         config = {**ADDED_FIELDS, **flatten(json.loads(path.read_text()))}
+        added = {k for k in adds if not replicating or _same(config.get(k), adds[k])}
         return {k: v for k, v in config.items()
-                if k not in RESOURCE_FIELDS and k not in ("seed", "name")}
+                if k not in RESOURCE_FIELDS and k not in added and k not in ("seed", "name")}
 
     first = {}  # each setting's first-run config, read once
     for path in sorted(Path(original).glob("members/*/config.json")):
@@ -262,9 +269,16 @@ def config_differences(original: Path, replication: Path) -> list[str]:
     differing = []
     for path in sorted(Path(replication).glob("members/*/config.json")):
         setting = setting_name(path.parent.name)
-        if setting in first and setting not in differing and first[setting] != compared(path):
+        if setting in first and setting not in differing and first[setting] != compared(
+                path, replicating=True):
             differing.append(setting)
     return differing
+
+
+def _same(saved, required) -> bool:
+    """A config.json value (JSON: tuples are lists) equals a config's."""
+    normal = lambda v: list(v) if isinstance(v, (list, tuple)) else v  # noqa: E731
+    return normal(saved) == normal(required)
 
 
 def replicate_findings(module, folder: Path) -> dict[str, Finding]:
@@ -290,7 +304,8 @@ def with_replication(module, own: list[Finding], folder: Path,
     covered = getattr(module, "REPLICATED", ())
     costly = getattr(module, "NOT_REPLICATED", {})
     revised = getattr(module, "DECIDED_BY_FRESH_SEEDS", {})
-    own_differing = (config_differences(original, folder)
+    adds = getattr(module, "REPLICATION_ADDS", {})
+    own_differing = (config_differences(original, folder, adds)
                      if original and folder.is_dir() else [])
 
     def sources(key) -> dict:

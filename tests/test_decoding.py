@@ -162,3 +162,28 @@ def test_greedy_decoding_stops_as_soon_as_every_row_has_ended():
         [data.NUM_SPECIAL, data.EOS, data.PAD, data.PAD],
         [data.NUM_SPECIAL, data.NUM_SPECIAL, data.EOS, data.PAD]])
     assert weights.shape == (3, 50, 4) and not np.any(np.asarray(weights))
+
+
+# The RNN only: the tiny Transformer's outputs fill MAX_LENGTH at every alpha.
+@pytest.mark.parametrize("tiny_model", ["rnn"], indirect=True)
+def test_each_member_decodes_at_its_own_length_penalty(tiny_model):
+    """``make_translate`` takes one length penalty per member (a traced value, so that
+    task.length_penalty_search compiles once): member m's output is beam search's at
+    alphas[m], and without alphas every member decodes at the configured alpha."""
+    from attention_research.training.mesh import Placement, make_mesh
+    from attention_research.training.steps import make_translate
+    model, params, source = tiny_model
+    stacked = jax.tree_util.tree_map(lambda p: jnp.stack([p, p]), params)
+    translate = make_translate(model, Placement(make_mesh(additive.get_config().mesh), 2),
+                               beam_size=4, alpha=0.6)
+    alone = {alpha: np.asarray(jax.jit(lambda p, s, a=alpha: beam_search(
+        model, p, s, MAX_LENGTH, beam_size=4, alpha=a)[0])(params, source))
+        for alpha in (0.0, 0.6, 10.0)}
+    tokens, _ = translate(stacked, source, MAX_LENGTH, np.array([0.0, 10.0]))
+    np.testing.assert_array_equal(np.asarray(tokens[0]), alone[0.0])
+    np.testing.assert_array_equal(np.asarray(tokens[1]), alone[10.0])
+    default, _ = translate(stacked, source, MAX_LENGTH)
+    for member in range(2):
+        np.testing.assert_array_equal(np.asarray(default[member]), alone[0.6])
+    # The penalties act here: the test would pass unread if every alpha gave one output.
+    assert not np.array_equal(alone[0.0], alone[10.0])

@@ -5,6 +5,7 @@ The records hold only the files a finding reads (summary.csv, the members'
 metrics.jsonl or summary.json), with values made to differ by a known amount."""
 
 import csv
+import itertools
 import json
 import re
 import shutil
@@ -768,14 +769,34 @@ def _scored(hypotheses, references):
     return [_SCORED[p] for p in zip(hypotheses, references)]
 
 
-def _translation_record(results, experiment, keep_long, noisy_seeds, seeds, texts=False):
+def _kept(words, kept):
+    """A made-up translation of a reference's ``words``: all of them (``kept`` None or
+    the sentence 10 words or shorter); the first ``kept`` (an int: a short output); or,
+    with "wrong:K", the first K and a wrong word for each of the rest (as long as the
+    reference, and as bad); "twice": the sentence twice (an output that runs away)."""
+    if kept is None or len(words) <= 10:
+        return words
+    if kept == "twice":  # a run-away output: the sentence said twice
+        return words + words
+    if isinstance(kept, str):
+        right = int(kept.removeprefix("wrong:"))
+        return words[:right] + ["ZZZ"] * (len(words) - right)
+    return words[:kept]
+
+
+def _translation_record(results, experiment, keep_long, noisy_seeds, seeds, texts=False,
+                        tuned=None, search=None):
     """Made-up members of translation_length's settings on its three pooled test sets:
     each setting's hypotheses keep the first ``keep_long[setting]`` words of a source of
-    over 10 words (None: all of them), and each seed drops the last word of
+    over 10 words (None: all of them; ``_kept``), and each seed drops the last word of
     ``noisy_seeds`` sentences at random. A seed not in ``seeds`` (7) translates nothing:
     the rules must not read it. Each member holds its sentences' BLEU statistics, as a
     committed Multi30k record does (``<split>.sentences.tsv``, scored once here), or
-    with ``texts`` its hypotheses, references and sources, scored by the rule."""
+    with ``texts`` its hypotheses, references and sources, scored by the rule. With
+    ``tuned`` (a ``keep_long`` of its own) each member also translates the splits at a
+    tuned length penalty (``<split>.lp_tuned``, task.length_penalty_search), alpha 1.0
+    chosen by ``search`` (grid, minimum ratio, long words, selection) as summary.json
+    records it."""
     import numpy as np
 
     from attention_research import sweeps
@@ -791,26 +812,32 @@ def _translation_record(results, experiment, keep_long, noisy_seeds, seeds, text
         for seed in [*seeds, 7]:
             member = results / "members" / f"{name}_seed-{seed}"
             (member / "translations").mkdir(parents=True, exist_ok=True)
-            (member / "summary.json").write_text(json.dumps({"status": "finished"}))
+            summary = {"status": "finished"}
+            if tuned is not None:  # the search's grid, criterion and choice (summary.json)
+                grid, ratio, words_, select = search
+                summary["decoding"] = {"length_penalty_search": {
+                    "validation": {str(a): {} for a in grid}, "min_ratio": ratio,
+                    "long_words": words_, "select": select, "chosen": 1.0}}
+            (member / "summary.json").write_text(json.dumps(summary))
             seeded = np.random.default_rng(seed + 10 * len(name))
-            for split in experiment.TEST_SPLITS:
+            versions = [("", keep_long)] + ([(".lp_tuned", tuned)] if tuned is not None else [])
+            for (suffix, keeping), split in itertools.product(versions, experiment.TEST_SPLITS):
                 references = [s.upper() for s in sources[split]]
                 noisy = set(seeded.choice(len(references), noisy_seeds, replace=False))
-                kept = keep_long.get(name)
-                hypotheses = [" ".join(r.split()[:(kept if len(r.split()) > 10 else None)]
-                                       [:-1 if i in noisy else None])
+                kept = keeping.get(name)
+                hypotheses = [" ".join(_kept(r.split(), kept)[:-1 if i in noisy else None])
                               if seed != 7 else "" for i, r in enumerate(references)]
                 if not texts:  # upper case throughout: lowercased statistics are the same
                     statistics = _scored(hypotheses, references)
                     rows = ["\t".join(metrics.SENTENCE_COLUMNS)] + [
                         "\t".join(map(str, [len(source.split()), *row, *row]))
                         for source, row in zip(sources[split], statistics)]
-                    (member / "translations" / f"{split}.sentences.tsv").write_text(
+                    (member / "translations" / f"{split}{suffix}.sentences.tsv").write_text(
                         "\n".join(rows) + "\n")
                     continue
                 for kind, lines in (("hypothesis", hypotheses), ("reference", references),
                                     ("source", sources[split])):
-                    (member / "translations" / f"{split}.{kind}.txt").write_text(
+                    (member / "translations" / f"{split}{suffix}.{kind}.txt").write_text(
                         "\n".join(lines) + "\n")
 
 
@@ -852,7 +879,7 @@ def test_translation_length_refuses_members_scored_on_other_references(monkeypat
     experiment = EXPERIMENTS["translation_length"]
     words = np.array([5, 12, 17])
 
-    def pooled(results, name, seeds):
+    def pooled(results, name, seeds, suffix=""):
         statistics = np.ones((3, 10))
         statistics[:, 9] = [6, 13, 18] if name == "a" else [6, 13, 19]
         return [statistics] * len(seeds), words, np.zeros(3, int)
@@ -898,6 +925,67 @@ def test_translation_length_rules_decide_at_their_bounds():
     assert holds(_bleu_test(-4.0, -6.0, -margin - 0.01, 0.01), (20.0, 25.0)) == "not reproduced"
     assert holds(_bleu_test(-4.0, -6.0, -margin + 0.01, 0.01), (20.0, 25.0)) == "inconclusive"
     assert holds(_bleu_test(0.0, -0.5, 0.5, 0.9), (0.5, 0.9)) == "inconclusive"  # the floor
+    # HOLDS_REVISED_RULE: the floor, the length gates (every seed of every arm L reads,
+    # short and long sources: within [MIN, MAX] of the references' length, at most
+    # MAX_RUN_AWAY past twice it), the assay (A above 0), then L's interval.
+    revised = experiment._holds_revised_verdict
+    least, most, cap = (experiment.MIN_LONG_RATIO, experiment.MAX_LONG_RATIO,
+                        experiment.MAX_RUN_AWAY)
+    sensitive, insensitive = _bleu_test(3.0, 0.01, 6.0, 0.04), _bleu_test(3.0, -0.01, 6.0, 0.06)
+    above, below, across = (_bleu_test(1.0, 0.01, 2.0, 0.04), _bleu_test(-1.0, -2.0, -0.01, 0.04),
+                            _bleu_test(0.0, -1.0, 1.0, 0.9))
+    ratios, run_away = [least, most] + [1.0] * 16, [cap] + [0.0] * 8  # both bounds admit
+    assert revised({"A": sensitive, "L": above}, (20.0, 25.0), ratios, run_away)[0] == "reproduced"
+    assert revised({"A": sensitive, "L": below}, (20.0, 25.0), ratios,
+                   run_away)[0] == "not reproduced"
+    assert revised({"A": sensitive, "L": across}, (20.0, 25.0), ratios,
+                   run_away) == ("inconclusive", "")
+    for l_test in (above, below):
+        tests = {"A": sensitive, "L": l_test}
+        verdict, why = revised({"A": insensitive, "L": l_test}, (20.0, 25.0), ratios, run_away)
+        assert verdict == "inconclusive" and "yardstick" in why
+        for seed in range(18):  # any one seed of any arm, on either bin
+            short = [least - 0.001 if i == seed else 1.0 for i in range(18)]
+            verdict, why = revised(tests, (20.0, 25.0), short, run_away)
+            assert verdict == "inconclusive" and "brevity" in why
+            long = [most + 0.001 if i == seed else 1.0 for i in range(18)]
+            verdict, why = revised(tests, (20.0, 25.0), long, run_away)
+            assert verdict == "inconclusive" and "ran away" in why
+        for seed in range(9):
+            away = [cap + 0.001 if i == seed else 0.0 for i in range(9)]
+            verdict, why = revised(tests, (20.0, 25.0), ratios, away)
+            assert verdict == "inconclusive" and "ran away" in why
+        verdict, why = revised(tests, (0.5, 0.9), ratios, run_away)
+        assert verdict == "inconclusive" and "floor" in why
+
+
+def test_the_holds_rule_weighs_the_transformer_by_theta_and_the_placebo_by_its_rest(
+        monkeypatch):
+    """L = fall(S) − θ fall(T) − (1 − θ) fall(P) and A = fall(T) − fall(P), each fall a
+    seed mean of long − short BLEU: at θ = 0.8 a swap of θ and 1 − θ would show (at
+    0.5 it could not)."""
+    from attention_research.tasks.translation import metrics
+    experiment = EXPERIMENTS["translation_length"]
+    monkeypatch.setattr(experiment, "RETENTION", 0.8)
+    rng = np.random.default_rng(2)
+    words = "der die das ein hund mann frau läuft sitzt auf dem rasen".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in
+                  np.concatenate([rng.integers(4, 9, 30), rng.integers(16, 20, 30)])]
+    short, long = np.arange(30), np.arange(30, 60)
+
+    def member(keep):  # the first ``keep`` words of each long sentence, all of a short one
+        return metrics.sentence_statistics(
+            [" ".join(r.split()[:keep if len(r.split()) > 10 else None]) for r in references],
+            references)
+    systems = {"s": [member(14), member(12), member(13)], "t": [member(None), member(15),
+                                                                 member(None)],
+               "p": [member(6), member(7), member(5)]}
+    tests = experiment._retention_tests(systems, short, long, "s", "t", "p", n_samples=50)
+    fall = {k: experiment._bleu(systems, k, long) - experiment._bleu(systems, k, short)
+            for k in systems}
+    assert tests["L"]["difference"] == pytest.approx(
+        fall["s"] - 0.8 * fall["t"] - 0.2 * fall["p"])
+    assert tests["A"]["difference"] == pytest.approx(fall["t"] - fall["p"])
 
 
 @pytest.mark.slow
@@ -966,7 +1054,8 @@ def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeyp
     """HOLDS_RULE: RNNsearch's fall from short to long sources against the
     Transformer's, with the margin HOLDS_MARGIN; it waits for these two settings only.
     An audit found it void (DECIDED_BY_FRESH_SEEDS): its verdict is shown and decides
-    nothing, and the fresh seeds decide nothing either until a revised rule is written."""
+    nothing; the fresh seeds are decided by HOLDS_REVISED_RULE, which reads their
+    translations at a tuned length penalty: seeds without them leave the row waiting."""
     from attention_research import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
@@ -978,20 +1067,81 @@ def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeyp
     found = {f.key: f for f in experiment.findings(tmp_path)}
     assert found[experiment.KEY].verdict == "pending"
     assert found[experiment.HOLDS_KEY].verdict == verdict, found[experiment.HOLDS_KEY].ours
-    # Seeds 100-102 recorded, or not: no revised rule yet, so the row is inconclusive and
-    # says why, with the first seeds' verdict by the registered rule beside.
+    # Seeds 100-102 not recorded, or recorded without tuned translations: the row waits,
+    # inconclusive, with the first seeds' verdict by the registered rule beside.
     again = tmp_path.parent / f"{tmp_path.name}_replication"
     for recorded in (False, True):
         if recorded:
             _translation_record(again, experiment, {search: search_keeps_long}, 3,
                                 findings.REPLICATION_SEEDS)
-            assert {f.key: f.verdict for f in experiment.findings(again)}[
-                experiment.HOLDS_KEY] == "pending"
+            fresh = findings.replicate_findings(experiment, again)  # read as seeds 100-102
+            row = fresh[experiment.HOLDS_KEY]
+            assert row.verdict == "pending" and "tuned length penalty" in row.ours
+            assert "RNNsearch: 0 of 3" in row.ours  # recorded, but none tuned
         row = {f.key: f for f in findings.with_replication(
             experiment, experiment.findings(tmp_path), again)}[experiment.HOLDS_KEY]
         assert (row.verdict, row.replicated) == ("inconclusive", "pending (revised)")
         assert f"the first seeds gave {verdict} by the registered rule" in row.replication
-        assert "no revised rule is written yet" in row.replication
+        assert "HOLDS_REVISED_RULE" in row.replication
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tuned, verdict, reason", [
+    # At the tuned penalty RNNsearch and the Transformer translate long sentences whole,
+    # the control loses their ends: RNNsearch keeps the Transformer's lead. (At alpha 0.6
+    # the Transformer's long outputs are short: read there, brevity would stop it.)
+    ({"control": "wrong:6"}, "reproduced", ""),
+    # RNNsearch falls as the model without attention does, the Transformer not.
+    ({"search": "wrong:6", "control": "wrong:6"}, "not reproduced", ""),
+    # The control holds as the Transformer does: the yardstick tells nothing.
+    ({}, "inconclusive", "the yardstick does not tell attention from none"),
+    # The Transformer is still brief on long sentences at its tuned penalty.
+    ({"transformer": 12, "control": "wrong:6"}, "inconclusive", "brevity was not removed"),
+    # Its long outputs run away at its tuned penalty: it falls for its decoding.
+    ({"transformer": "twice", "control": "wrong:6"}, "inconclusive", "outputs ran away"),
+])
+def test_rnnsearch_holds_by_the_revised_rule_on_fresh_seeds(tmp_path, monkeypatch, tuned,
+                                                            verdict, reason):
+    """HOLDS_REVISED_RULE on made-up replication records (seeds 100-102 of all four
+    settings) whose translations at alpha 0.6 and at the tuned penalty differ: the
+    verdict is the tuned ones', each way and each gate reachable, and the row takes it
+    over the first seeds' void one. Members that searched another grid decide nothing."""
+    from attention_research import sweeps
+    experiment = EXPERIMENTS["translation_length"]
+    monkeypatch.setattr(experiment, "RESAMPLES", 100)
+    monkeypatch.setattr(experiment, "BESIDE", 50)
+    names = {short: sweeps.member_name(setting) for short, setting in (
+        ("encdec", experiment.RNNENCDEC), ("search", experiment.RNNSEARCH),
+        ("control", experiment.NONE_BIDIRECTIONAL), ("transformer", experiment.TRANSFORMER))}
+    first, again = tmp_path / "translation_length", tmp_path / "translation_length_replication"
+    _translation_record(first, experiment, {}, 3, experiment.SEEDS)
+    # At alpha 0.6 the Transformer is brief on long sentences and RNNsearch holds.
+    at_default = {names["transformer"]: 9, names["encdec"]: 6, names["control"]: 6}
+    _translation_record(again, experiment, at_default, 3, findings.REPLICATION_SEEDS,
+                        tuned={names[short]: kept for short, kept in tuned.items()},
+                        search=experiment._required_search())
+    row = {f.key: f for f in findings.with_replication(
+        experiment, experiment.findings(first), again)}[experiment.HOLDS_KEY]
+    assert (row.verdict, row.replicated) == (verdict, "revised rule"), row.ours
+    assert row.title == experiment.HOLDS_TITLE and experiment.HOLDS_REVISED_RULE in row.why
+    assert (f"Inconclusive because" in row.ours) == bool(reason)
+    assert reason in row.ours
+    assert "alpha 1, 1, 1" in row.ours and "at alpha 0.6 (the registered decoding)" in row.ours
+    # A member that searched another grid: the row waits, and names the setting.
+    summary = again / "members" / f"{names['search']}_seed-100" / "summary.json"
+    written = json.loads(summary.read_text())
+    written["decoding"]["length_penalty_search"]["validation"] = {"0.6": {}}
+    summary.write_text(json.dumps(written))
+    row = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
+    assert row.verdict == "pending" and "another length penalty grid" in row.ours
+    assert "RNNsearch" in row.ours
+    # The grid, but another length criterion: the same.
+    written["decoding"]["length_penalty_search"]["validation"] = {
+        str(a): {} for a in experiment.LENGTH_PENALTIES}
+    written["decoding"]["length_penalty_search"]["min_ratio"] = 0.9
+    summary.write_text(json.dumps(written))
+    row = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
+    assert row.verdict == "pending" and "another length penalty grid" in row.ours
 
 
 def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path):

@@ -105,6 +105,23 @@ def test_a_replication_of_another_config_counts_as_none(tmp_path):
              "task": {"eval_batch_size": 7}}))
         assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == (
             ["score-dot"] if differs else [])
+    # A field the experiment lets its replication add (REPLICATION_ADDS: more outputs
+    # beside the ones the first run's rule read) is no difference; another field still is.
+    replicate.write_text(json.dumps(
+        {"seed": 100, "name": "x_replication", "train": {"learning_rate": 0.003},
+         "task": {"length_penalty_search": [0.0, 1.0]}}))
+    assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication") == [
+        "score-dot"]
+    adds = {"task.length_penalty_search": (0.0, 1.0)}
+    assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication", adds) == []
+    # At another value than the experiment requires, the added field is a difference.
+    other = {"task.length_penalty_search": (0.6,)}
+    assert findings.config_differences(tmp_path / "x", tmp_path / "x_replication", other) == [
+        "score-dot"]
+    module.REPLICATION_ADDS = adds
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication", tmp_path / "x")
+    assert found.replicated != "not (config)"
 
 
 def test_a_finding_that_reads_other_records_is_replicated_in_theirs(tmp_path):

@@ -2,6 +2,7 @@
 one test reads the real copy where this machine has it (../shared/data/multi30k)."""
 
 import gzip
+import json
 import os
 import threading
 from pathlib import Path
@@ -179,6 +180,102 @@ def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_co
     references = (folder / "test.reference.txt").read_text().splitlines()
     assert metrics.corpus_scores(hypotheses, references)["bleu_lc"] == pytest.approx(
         final["test/bleu_lc"])
+
+
+@pytest.mark.slow
+def test_a_length_penalty_search_translates_each_member_at_its_chosen_alpha(fixture_copy,
+                                                                            tmp_path,
+                                                                            monkeypatch):
+    """task.length_penalty_search in a cohort of two: each member's summary holds every
+    alpha's validation BLEU and length ratios, which ``best_length_penalty`` reads, and
+    the final splits are translated at each member's own alpha ('<split>.lp_tuned'),
+    scored as written. The choice is forced apart here (5 for the first member, the
+    configured 0.6 for the second): the second's tuned translations are its plain ones,
+    the first's are not (alphas neither dropped nor shared)."""
+    from attention_research.tasks.translation import metrics
+    from attention_research.tasks.translation import task as translation
+    from attention_research.training.loop import train_cohort
+    from configs import base
+    from tests.conftest import TINY_TEST_VOCAB
+    forced, read = iter([5.0, 0.6]), []
+
+    def choose(measured, min_ratio, default, select):
+        read.append((measured, min_ratio, default, select))
+        return next(forced)
+    monkeypatch.setattr(translation, "best_length_penalty", choose)
+    configs = []
+    for seed in (0, 1):
+        config = base.get_config("task=translation,tiny")
+        config.seed = seed
+        config.task.update(data_dir=str(tmp_path / "tfds"), data_path=str(fixture_copy),
+                           vocab_size=TINY_TEST_VOCAB, also_translate=("test2017",),
+                           length_penalty_search=(config.task.length_penalty, 5.0),
+                           length_penalty_min_ratio=0.5)
+        configs.append(config)
+    runs = [tmp_path / f"seed-{seed}" for seed in (0, 1)]
+    summaries = train_cohort(configs, runs, tmp_path / "checkpoints", progress=False)
+    for member, (run, summary) in enumerate(zip(runs, summaries)):
+        final = summary["members"][0]["final"]
+        search = json.loads((run / "summary.json").read_text())["decoding"][
+            "length_penalty_search"]
+        assert list(search["validation"]) == ["0.6", "5.0"]
+        assert set(search["validation"]["5.0"]) == {"bleu", "length_ratio",
+                                                    "long_length_ratio"}
+        measured, min_ratio, default, select = read[member]
+        assert {str(a): m for a, m in measured.items()} == search["validation"]
+        assert (min_ratio, default, select) == (0.5, 0.6, "bleu") == (
+            search["min_ratio"], config.task.length_penalty, search["select"])
+        assert search["chosen"] == [5.0, 0.6][member] == final["validation/length_penalty_chosen"]
+        folder = run / "translations"
+        differs = []
+        for split in ("test", "test2017"):
+            tuned = (folder / f"{split}.lp_tuned.hypothesis.txt").read_text()
+            references = (folder / f"{split}.reference.txt").read_text().splitlines()
+            assert metrics.corpus_scores(tuned.splitlines(), references)["bleu"] == (
+                pytest.approx(final[f"{split}.lp_tuned/bleu"]))
+            differs.append(tuned != (folder / f"{split}.hypothesis.txt").read_text())
+        # Alpha 5 changes some of the tiny model's outputs (not every split's: most fill
+        # the maximum length at any alpha); the configured one changes none.
+        assert any(differs) if member == 0 else not any(differs), (member, differs)
+
+
+def test_the_length_penalty_search_takes_the_best_eligible_validation_bleu():
+    """The best BLEU among alphas whose long outputs are long enough; none is: the
+    longest long outputs; a tie goes to the alpha nearest the configured one, then the
+    larger."""
+    from attention_research.tasks.translation.task import best_length_penalty
+
+    def measured(*rows):
+        return {a: {"bleu": b, "long_length_ratio": r} for a, b, r in rows}
+    grid = measured((0.0, 20.1, 0.90), (0.6, 21.3, 0.93), (1.0, 21.0, 0.96), (2.0, 19.0, 1.02))
+    assert best_length_penalty(grid) == 0.6
+    assert best_length_penalty(grid, min_ratio=0.95) == 1.0
+    assert best_length_penalty(grid, min_ratio=1.1) == 2.0
+    tied = measured((0.0, 21.3, 0.9), (0.4, 21.3, 0.9), (0.8, 21.3, 0.9), (1.5, 20.0, 0.9))
+    assert best_length_penalty(tied, default=0.6) == 0.8
+    assert best_length_penalty(tied, default=0.0) == 0.0
+    # 'smallest': the least alpha long enough, whatever BLEU (flat, say); none is long
+    # enough: the longest, as with 'bleu'.
+    flat = measured((0.6, 40.0, 0.89), (1.0, 40.3, 0.91), (1.2, 40.1, 0.99), (1.3, 40.2, 1.0),
+                    (1.4, 40.4, 1.01), (1.5, 40.0, 1.02))
+    assert best_length_penalty(flat, 1.0, select="smallest") == 1.3
+    assert best_length_penalty(flat, 1.0, select="bleu") == 1.4
+    assert best_length_penalty(flat, 1.1, select="smallest") == 1.5
+
+
+@pytest.mark.parametrize("search, beam, ratio, problem", [
+    ((0.6, 0.6), 4, 0.0, "distinct alphas >= 0"), ((-0.2,), 4, 0.0, "distinct alphas >= 0"),
+    ((0.6,), 1, 0.0, "needs beam search"), ((0.6,), 4, -0.1, "min_ratio must be >= 0"),
+    ((0.6,), 4, 0.0, "length_penalty_select must be one of bleu, smallest")])
+def test_a_length_penalty_search_it_cannot_run_is_refused(search, beam, ratio, problem):
+    from attention_research.tasks import get_task
+    from configs import base
+    config = base.get_config("task=translation,tiny")
+    config.task.update(length_penalty_search=search, beam_size=beam,
+                       length_penalty_min_ratio=ratio,
+                       length_penalty_select="shortest" if "select" in problem else "bleu")
+    with pytest.raises(ValueError, match=problem):
+        get_task("translation").validate(config)
 
 
 @pytest.mark.slow

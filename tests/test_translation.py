@@ -384,6 +384,45 @@ def test_the_length_gap_test_sees_a_lead_that_grows_with_length():
     assert alike["low"] < 0 < alike["high"] and alike["p"] > 0.05
 
 
+def test_a_contrast_of_three_settings_weighs_each_by_its_coefficient():
+    """contrast_seed_test (a three-arm retention test's L = S − θT − (1 − θ)P): L is the
+    coefficients times the settings' seed means; the seeds' variance is Σ c²s²/n (not
+    Σ |c|s²/n); the sentences' is that of the same contrast over resamples; and the
+    two-setting paired test is the contrast (1, −1)."""
+    rng = np.random.default_rng(11)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(5, 15, 60)]
+    drop = lambda every: [" ".join(r.split()[:-2]) if i % every == 0 else r  # noqa: E731
+                          for i, r in enumerate(references)]
+    systems = {"s": [drop(7), drop(9), drop(8)], "t": [drop(3), drop(4), drop(6)],
+               "p": [drop(2), drop(2), drop(3)]}
+    rows = np.arange(60)
+    contrast = {"s": 1.0, "t": -0.8, "p": -0.2}
+    test = metrics.contrast_seed_test(systems, references, contrast, [(rows, 1.0)],
+                                      n_samples=200)
+    per_seed = {k: np.array([metrics.bleu_from_statistics(
+        metrics.sentence_statistics(h, references).sum(0)) for h in v])
+        for k, v in systems.items()}
+    assert test["values"] == pytest.approx({k: v.mean() for k, v in per_seed.items()})
+    assert test["difference"] == pytest.approx(
+        sum(c * per_seed[k].mean() for k, c in contrast.items()))
+    seeds = sum(c ** 2 * per_seed[k].var(ddof=1) / 3 for k, c in contrast.items())
+    assert test["seed_se"] == pytest.approx(np.sqrt(seeds))
+    assert test["se"] == pytest.approx(np.sqrt(seeds + test["sentence_se"] ** 2))
+    # Doubling every coefficient doubles the difference and both standard errors.
+    doubled = metrics.contrast_seed_test(systems, references,
+                                         {k: 2 * c for k, c in contrast.items()},
+                                         [(rows, 1.0)], n_samples=200)
+    for key in ("difference", "seed_se", "sentence_se"):
+        assert doubled[key] == pytest.approx(2 * test[key])
+    paired = metrics.paired_seed_test(systems, references, "s", "t", [(rows, 1.0)],
+                                      n_samples=200)
+    both = metrics.contrast_seed_test(systems, references, {"s": 1.0, "t": -1.0},
+                                      [(rows, 1.0)], n_samples=200)
+    for key in ("difference", "low", "high", "p", "se", "df"):
+        assert paired[key] == pytest.approx(both[key])
+
+
 @pytest.mark.slow
 def test_the_paired_seed_test_holds_its_level_with_three_seeds():
     """Null comparisons, 3 seeds against 3 from one distribution of seed quality: the

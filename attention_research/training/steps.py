@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from attention_research.attention import training_signal
@@ -260,13 +261,30 @@ def make_translate(model, placement, beam_size: int, alpha: float, beta: float =
     """jit(vmap(decode)) over members: greedy (beam_size 1) or beam search with length
     penalty ``alpha`` and coverage penalty ``beta``.
 
-    ``translate(params, source, max_length)`` -> tokens [M, B, T], weights [M, B, T, S].
+    ``translate(params, source, max_length, alphas=None)`` -> tokens [M, B, T], weights
+    [M, B, T, S]. ``alphas`` [M] gives each member its own length penalty (a traced
+    value: a search over it compiles once); None is ``alpha`` for every member.
     """
-    def member_translate(params, source, max_length):
+    def member_translate(params, source, member_alpha, max_length):
         if beam_size == 1:
             return greedy_decode(model, params, source, max_length)
-        tokens, weights, _ = beam_search(model, params, source, max_length, beam_size, alpha,
-                                         beta)
+        tokens, weights, _ = beam_search(model, params, source, max_length, beam_size,
+                                         member_alpha, beta)
         return tokens, weights
 
-    return over_members(member_translate, placement, static_argnums=(2,))
+    decode = jax.jit(jax.vmap(member_translate, in_axes=(0, None, 0, None),
+                              spmd_axis_name=placement.member_axis),
+                     static_argnums=(3,),
+                     in_shardings=(placement.members, placement.replicated,
+                                   placement.members),
+                     out_shardings=placement.replicated)
+
+    def translate(params, source, max_length, alphas=None):
+        members = jax.tree_util.tree_leaves(params)[0].shape[0]
+        alphas = np.asarray(np.full(members, alpha) if alphas is None else alphas, np.float32)
+        # A global array (every process holds the whole [M]), as multi-host jit needs.
+        alphas = jax.make_array_from_callback(alphas.shape, placement.members,
+                                              lambda index: alphas[index])
+        return decode(params, source, alphas, max_length)
+
+    return translate

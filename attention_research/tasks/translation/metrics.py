@@ -272,6 +272,24 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
     Returns {'difference', 'low', 'high', 'p', 'se', 'df', 'seed_se', 'sentence_se',
     'a_value', 'b_value'}.
     """
+    result = contrast_seed_test(systems, references, {a: 1.0, b: -1.0}, bins, n_samples,
+                                seed)
+    values = result.pop("values")
+    return {**result, "a_value": values[a], "b_value": values[b]}
+
+
+def contrast_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequence[str],
+                       contrast: dict[str, float], bins: Sequence[tuple[np.ndarray, float]],
+                       n_samples: int = 1000, seed: int = 12345) -> dict:
+    """``paired_seed_test`` for any linear contrast of settings: L = Σ_k c_k × (setting
+    k's seed mean of Σ weight × corpus BLEU on a bin's rows), ``contrast`` {setting:
+    c_k}. E.g. a three-arm retention test (Pigeot et al. 2003, Stat. Med. 22:883),
+    {test: 1, reference: −θ, placebo: θ − 1}: L > 0 if the test setting keeps at least
+    θ of the reference's lead over the placebo. The seeds' variance is Σ c_k² s_k²/n_k;
+    the sentences' is that of L over paired bootstrap draws, one draw for every seed
+    of every setting; Welch's t on their sum, with Satterthwaite's degrees of freedom
+    from the seeds' part. Returns {'difference' (L), 'low', 'high', 'p', 'se', 'df',
+    'seed_se', 'sentence_se', 'values' ({setting: its seed mean})}."""
     from scipy import stats as scipy_stats
     rng = np.random.default_rng(seed)
     bins = [(np.asarray(rows), weight) for rows, weight in bins]
@@ -285,28 +303,28 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
             n_samples, n).astype(float)
     draws = [drawn(len(rows)) for rows, _ in bins]
     values, resampled = {}, {}
-    for setting in (a, b):
+    for setting in contrast:
         per_seed = _per_seed(systems[setting], references)
         values[setting] = np.array([sum(weight * bleu_from_statistics(s[rows].sum(0))
                                         for rows, weight in bins) for s in per_seed])
         resampled[setting] = np.mean([sum(weight * bleu_of_totals(counts @ s[rows])
                                           for (rows, weight), counts in zip(bins, draws))
                                       for s in per_seed], axis=0)  # [B] the seed mean
-    n_a, n_b = len(values[a]), len(values[b])
-    difference = float(values[a].mean() - values[b].mean())
-    result = {"difference": difference, "a_value": float(values[a].mean()),
-              "b_value": float(values[b].mean())}
-    if min(n_a, n_b) < 2:
+    counts = {setting: len(values[setting]) for setting in contrast}
+    difference = float(sum(c * values[k].mean() for k, c in contrast.items()))
+    result = {"difference": difference,
+              "values": {k: float(values[k].mean()) for k in contrast}}
+    if min(counts.values()) < 2:
         return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "se": float("nan"),
                 "df": None, "seed_se": float("nan"), "sentence_se": float("nan")}
-    part_a, part_b = values[a].var(ddof=1) / n_a, values[b].var(ddof=1) / n_b
-    sentences = float((resampled[a] - resampled[b]).var(ddof=1))
-    se = float(np.sqrt(part_a + part_b + sentences))
-    result.update(se=se, seed_se=float(np.sqrt(part_a + part_b)),
+    parts = {k: c ** 2 * values[k].var(ddof=1) / counts[k] for k, c in contrast.items()}
+    sentences = float(sum(c * resampled[k] for k, c in contrast.items()).var(ddof=1))
+    se = float(np.sqrt(sum(parts.values()) + sentences))
+    result.update(se=se, seed_se=float(np.sqrt(sum(parts.values()))),
                   sentence_se=float(np.sqrt(sentences)))
     if se == 0:
         return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "df": None}
-    seeds_part = part_a ** 2 / (n_a - 1) + part_b ** 2 / (n_b - 1)
+    seeds_part = sum(part ** 2 / (counts[k] - 1) for k, part in parts.items())
     df = float(se ** 4 / seeds_part) if seeds_part > 0 else np.inf
     half = float(scipy_stats.t.ppf(0.975, df)) * se
     p = float(2 * scipy_stats.t.sf(abs(difference) / se, df))

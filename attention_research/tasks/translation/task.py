@@ -80,6 +80,11 @@ RECIPES["multi30k_recipe"] = {**RECIPES["translation_recipe"], "task.vocab_size"
 FIRST_RECIPE = {"model.tie_embeddings": "none", "train.label_smoothing": 0.0,
                 "train.num_steps": 3000, "train.eval_every": 1000, "train.best_metric": ""}
 DEFAULT_RECIPE = "multi30k_recipe"
+# The suffix of a split translated at each member's tuned length penalty
+# (task.length_penalty_search): its files translations/<split>.lp_tuned.*.txt, its
+# scores <split>.lp_tuned/bleu.
+TUNED = ".lp_tuned"
+SELECTIONS = ("bleu", "smallest")  # task.length_penalty_select
 
 
 def _set(config, fields: dict):
@@ -139,6 +144,18 @@ class Translation:
         task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
         task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
         task.coverage_penalty = 0.0  # GNMT's beta in Wu et al. 2016, Eq. 14 (0: off)
+        # alphas: the final splits are also translated at the one that gave each member
+        # its best validation BLEU (beam search), scored and written as '<split>.lp_tuned'
+        # beside the translations at task.length_penalty; () = no search.
+        task.length_penalty_search = ()
+        # > 0: only alphas whose validation outputs on sources of at least
+        # length_penalty_long_words words reach this fraction of the references' length
+        # compete (none does: the alpha of the longest such outputs)
+        task.length_penalty_min_ratio = 0.0
+        task.length_penalty_long_words = 16
+        # among the alphas that compete: 'bleu' (the best validation BLEU) or 'smallest'
+        # (the least that makes long outputs long enough: a length calibration)
+        task.length_penalty_select = "bleu"
         # BLEU by source length: each bin's last word count, and one bin for longer
         # (use_corpus sets them; for WMT use e.g. (10, 20, 30, 40, 50), Bahdanau et
         # al.'s Figure 2).
@@ -212,6 +229,20 @@ class Translation:
                 f"{task.length_penalty}")
         require(task.coverage_penalty >= 0, f"task.coverage_penalty must be >= 0, got "
                 f"{task.coverage_penalty}")
+        search = list(task.length_penalty_search)
+        # The beam's early stop assumes alpha >= 0 (beam_search's bound).
+        require(all(alpha >= 0 for alpha in search) and len(set(search)) == len(search),
+                f"task.length_penalty_search must list distinct alphas >= 0 (or be empty), "
+                f"got {tuple(search)}")
+        require(task.length_penalty_min_ratio >= 0 and task.length_penalty_long_words >= 1,
+                f"task.length_penalty_min_ratio must be >= 0 and task.length_penalty_long_words "
+                f">= 1, got {task.length_penalty_min_ratio} and {task.length_penalty_long_words}")
+        require(task.length_penalty_select in SELECTIONS,
+                f"task.length_penalty_select must be one of {', '.join(SELECTIONS)}, got "
+                f"{task.length_penalty_select!r}")
+        require(not search or task.beam_size > 1,
+                f"task.length_penalty_search needs beam search (task.beam_size > 1; greedy "
+                f"decoding has no length penalty), got beam_size {task.beam_size}")
         # Which splits a corpus has is known once it is loaded (datasets.load refuses a
         # missing one with the corpus's own list); training data is never a test set.
         require(bool(task.eval_split) and task.eval_split != "train",
@@ -330,10 +361,11 @@ class Translation:
                 sums[key] = sums.get(key, 0.0) + value[:, :real].sum(axis=1)
         return {names[key]: sums[key] / sums["count"] for key in names if key in sums}
 
-    def translate(self, params, split_name, beam: bool, indices=()):
+    def translate(self, params, split_name, beam: bool, indices=(), alphas=None):
         """Every member's detokenised translations of a split, and the source, tokens and
         weights of the sentences ``indices``: ([M][N] strings, {index: (source, tokens
-        per member, weights per member)})."""
+        per member, weights per member)}). ``alphas`` [M]: each member's length penalty
+        (beam search; None: task.length_penalty)."""
         split, task = self.splits[split_name], self.config.task
         translate = self.beam if beam else self.greedy
         outputs = [[""] * len(split) for _ in self.seeds]
@@ -341,7 +373,9 @@ class Translation:
         for rows, batch in pipeline.eval_batches(split, task.eval_batch_size, self.eval_widths):
             width = batch.source.shape[1]
             max_length = min(task.eval_max_length, 2 * width)
-            tokens, weights = jax.device_get(translate(params, batch.source, max_length))
+            tokens, weights = jax.device_get(translate(params, batch.source, max_length,
+                                                       alphas) if beam
+                                             else translate(params, batch.source, max_length))
             for j, index in enumerate(rows):
                 for member in range(len(self.seeds)):
                     outputs[member][index] = self.detokenize(tokens[member, j])
@@ -416,7 +450,55 @@ class Translation:
                 if run.workdir.is_writer:
                     self._write_translations(run.workdir, self.splits[name],
                                              self.references[name], name, hypotheses[member])
+        if task.length_penalty_search:
+            self._at_tuned_length_penalty(params, runs, finals)
         return finals
+
+    def _at_tuned_length_penalty(self, params, runs, finals):
+        """Translate the validation split at every alpha of task.length_penalty_search,
+        take for each member the alpha of its best cased validation BLEU among those
+        whose long outputs are long enough (task.length_penalty_min_ratio;
+        ``best_length_penalty``), and translate the final splits again at it, scored and
+        written as '<split>.lp_tuned' (TUNED). A length penalty tuned for neither of two
+        models decides how short each one's long outputs are (GNMT, Wu et al. 2016, Sec.
+        7, tuned alpha on development data); the translations at task.length_penalty
+        stay as they were."""
+        task = self.config.task
+        grid = [float(alpha) for alpha in task.length_penalty_search]
+        references = self.references["validation"]
+        words = np.array([len(s.split()) for s in self.splits["validation"].source_texts])
+        # Whole-split ratios where the validation split has no long source (smoke runs).
+        long = np.flatnonzero(words >= task.length_penalty_long_words) if np.any(
+            words >= task.length_penalty_long_words) else np.arange(len(words))
+        measured = [{} for _ in runs]  # per member {alpha: {bleu, length ratios}}
+        for alpha in grid:
+            hypotheses, _ = self.translate(params, "validation", beam=True,
+                                           alphas=[alpha] * len(runs))
+            for member in range(len(runs)):
+                statistics = metrics.sentence_statistics(hypotheses[member], references)
+                ratio = lambda rows: float(statistics[rows, 8].sum()  # noqa: E731
+                                           / max(statistics[rows, 9].sum(), 1))
+                measured[member][alpha] = {
+                    "bleu": metrics.corpus_scores(hypotheses[member], references)["bleu"],
+                    "length_ratio": ratio(slice(None)), "long_length_ratio": ratio(long)}
+        chosen = [best_length_penalty(m, task.length_penalty_min_ratio, task.length_penalty,
+                                      task.length_penalty_select) for m in measured]
+        for member, final in enumerate(finals):
+            final.summary["decoding"]["length_penalty_search"] = {
+                "validation": {str(alpha): m for alpha, m in measured[member].items()},
+                "long_words": task.length_penalty_long_words,
+                "min_ratio": task.length_penalty_min_ratio,
+                "select": task.length_penalty_select, "chosen": chosen[member]}
+            final.log["validation/length_penalty_chosen"] = chosen[member]
+        for name in (task.eval_split, *task.also_translate):
+            hypotheses, _ = self.translate(params, name, beam=True, alphas=chosen)
+            for member, run in enumerate(runs):
+                scores = metrics.corpus_scores(hypotheses[member], self.references[name])
+                finals[member].log.update({f"{name}{TUNED}/{k}": v for k, v in scores.items()})
+                if run.workdir.is_writer:
+                    self._write_translations(run.workdir, self.splits[name],
+                                             self.references[name], name + TUNED,
+                                             hypotheses[member])
 
     @staticmethod
     def _write_translations(workdir, split, references, name, hypotheses):
@@ -459,3 +541,22 @@ class Translation:
                 labels=self.processor.id_to_piece)
         plotting.bleu_by_length(plots / "bleu_by_length.png",
                                 {f"seed {run.config.seed}": by_length}, run.title)
+
+
+def best_length_penalty(measured: dict, min_ratio: float = 0.0, default: float = 0.6,
+                        select: str = "bleu") -> float:
+    """The alpha of ``measured`` ({alpha: {'bleu', 'long_length_ratio', ...}}) among
+    those whose long outputs are at least ``min_ratio`` of the references' length: with
+    the highest validation BLEU (``select`` 'bleu'), or the smallest ('smallest': the
+    least penalty that makes long outputs long enough, where BLEU is flat and its best
+    would be noise). If none is long enough, the alpha of the longest long outputs. A tie
+    goes to the alpha nearest ``default`` (task.length_penalty), then the larger: no tie
+    leans toward shorter outputs."""
+    eligible = {a: m for a, m in measured.items() if m["long_length_ratio"] >= min_ratio}
+    if eligible and select == "smallest":
+        return min(eligible)
+    key = "bleu" if eligible else "long_length_ratio"
+    candidates = eligible or measured
+    best = max(m[key] for m in candidates.values())
+    return min((a for a, m in candidates.items() if m[key] == best),
+               key=lambda a: (round(abs(a - default), 9), -a))
