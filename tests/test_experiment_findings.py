@@ -1127,6 +1127,14 @@ def test_rnnsearch_holds_by_the_revised_rule_on_fresh_seeds(tmp_path, monkeypatc
     assert (f"Inconclusive because" in row.ours) == bool(reason)
     assert reason in row.ours
     assert "alpha 1, 1, 1" in row.ours and "at alpha 0.6 (the registered decoding)" in row.ours
+    # Decided on test2016 alone (the calibration's outcome): its rows only; pooled, the
+    # same verdict here (every made-up test set alike).
+    assert experiment.HOLDS_TEST_SPLITS == ("test",)
+    assert "test sets test pooled (120 sentences of ≤ 10 source words, 60 of ≥ 16)" in row.ours
+    monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", experiment.TEST_SPLITS)
+    pooled = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
+    assert "(360 sentences of ≤ 10 source words, 180 of ≥ 16)" in pooled.ours
+    assert pooled.verdict == verdict
     # A member that searched another grid: the row waits, and names the setting.
     summary = again / "members" / f"{names['search']}_seed-100" / "summary.json"
     written = json.loads(summary.read_text())
