@@ -935,14 +935,19 @@ def test_translation_length_rules_decide_at_their_bounds():
     above, below, across = (_bleu_test(1.0, 0.01, 2.0, 0.04), _bleu_test(-1.0, -2.0, -0.01, 0.04),
                             _bleu_test(0.0, -1.0, 1.0, 0.9))
     ratios, run_away = [least, most] + [1.0] * 16, [cap] + [0.0] * 8  # both bounds admit
-    assert revised({"A": sensitive, "L": above}, (20.0, 25.0), ratios, run_away)[0] == "reproduced"
-    assert revised({"A": sensitive, "L": below}, (20.0, 25.0), ratios,
+    assert revised({"A": sensitive, "L": above, "L_no_brevity": above}, (20.0, 25.0), ratios,
+                   run_away)[0] == "reproduced"
+    # Without the brevity penalty L must clear 0 too: reproduced needs both.
+    for plain in (across, below):
+        assert revised({"A": sensitive, "L": above, "L_no_brevity": plain}, (20.0, 25.0),
+                       ratios, run_away) == ("inconclusive", "")
+    assert revised({"A": sensitive, "L": below, "L_no_brevity": above}, (20.0, 25.0), ratios,
                    run_away)[0] == "not reproduced"
-    assert revised({"A": sensitive, "L": across}, (20.0, 25.0), ratios,
+    assert revised({"A": sensitive, "L": across, "L_no_brevity": above}, (20.0, 25.0), ratios,
                    run_away) == ("inconclusive", "")
     for l_test in (above, below):
-        tests = {"A": sensitive, "L": l_test}
-        verdict, why = revised({"A": insensitive, "L": l_test}, (20.0, 25.0), ratios, run_away)
+        tests = {"A": sensitive, "L": l_test, "L_no_brevity": l_test}
+        verdict, why = revised({**tests, "A": insensitive}, (20.0, 25.0), ratios, run_away)
         assert verdict == "inconclusive" and "yardstick" in why
         for seed in range(18):  # any one seed of any arm, on either bin
             short = [least - 0.001 if i == seed else 1.0 for i in range(18)]
@@ -1130,11 +1135,28 @@ def test_rnnsearch_holds_by_the_revised_rule_on_fresh_seeds(tmp_path, monkeypatc
     # Decided on test2016 alone (the calibration's outcome): its rows only; pooled, the
     # same verdict here (every made-up test set alike).
     assert experiment.HOLDS_TEST_SPLITS == ("test",)
-    assert "test sets test pooled (120 sentences of ≤ 10 source words, 60 of ≥ 16)" in row.ours
+    assert "Multi30k Flickr test (120 sentences of ≤ 10 source words, 60 of ≥ 16)" in row.ours
     monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", experiment.TEST_SPLITS)
     pooled = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
     assert "(360 sentences of ≤ 10 source words, 180 of ≥ 16)" in pooled.ours
     assert pooled.verdict == verdict
+    monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", ("test",))
+    # The Transformer's test2017 translations run away: test2016's verdict stands (the
+    # rule reads no other set, its gates neither), the pooled one is gated.
+    twice = tmp_path / "twice"
+    _translation_record(twice, experiment, at_default, 3, findings.REPLICATION_SEEDS,
+                        tuned={**{names[k]: v for k, v in tuned.items()},
+                               names["transformer"]: "twice"},
+                        search=experiment._required_search())
+    for seed in findings.REPLICATION_SEEDS:
+        table = f"members/{names['transformer']}_seed-{seed}/translations/test2017.lp_tuned.sentences.tsv"
+        shutil.copy(twice / table, again / table)
+    alone = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
+    assert (alone.verdict, alone.ours) == (verdict, row.ours)
+    monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", experiment.TEST_SPLITS)
+    pooled = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
+    assert pooled.verdict == "inconclusive" and "ran away" in pooled.ours
+    monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", ("test",))
     # A member that searched another grid: the row waits, and names the setting.
     summary = again / "members" / f"{names['search']}_seed-100" / "summary.json"
     written = json.loads(summary.read_text())
