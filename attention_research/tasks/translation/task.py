@@ -144,9 +144,9 @@ class Translation:
         task.beam_size = 4  # final evaluation; 1 = greedy (evaluations during training are greedy)
         task.length_penalty = 0.6  # GNMT's alpha in ((5 + |Y|) / 6)^alpha
         task.coverage_penalty = 0.0  # GNMT's beta in Wu et al. 2016, Eq. 14 (0: off)
-        # alphas: the final splits are also translated at the one that gave each member
-        # its best validation BLEU (beam search), scored and written as '<split>.lp_tuned'
-        # beside the translations at task.length_penalty; () = no search.
+        # alphas: the final splits are also translated at the one each member chooses on
+        # validation (beam search; the fields below say how), scored and written as
+        # '<split>.lp_tuned' beside the translations at task.length_penalty; () = none.
         task.length_penalty_search = ()
         # > 0: only alphas whose validation outputs on sources of at least
         # length_penalty_long_words words reach this fraction of the references' length
@@ -456,9 +456,9 @@ class Translation:
 
     def _at_tuned_length_penalty(self, params, runs, finals):
         """Translate the validation split at every alpha of task.length_penalty_search,
-        take for each member the alpha of its best cased validation BLEU among those
-        whose long outputs are long enough (task.length_penalty_min_ratio;
-        ``best_length_penalty``), and translate the final splits again at it, scored and
+        take for each member the alpha of its best cased validation BLEU, or the
+        smallest (task.length_penalty_select), among those whose long outputs are long
+        enough (task.length_penalty_min_ratio; ``best_length_penalty``), and translate the final splits again at it, scored and
         written as '<split>.lp_tuned' (TUNED). A length penalty tuned for neither of two
         models decides how short each one's long outputs are (GNMT, Wu et al. 2016, Sec.
         7, tuned alpha on development data); the translations at task.length_penalty
