@@ -803,4 +803,4 @@ def _run_away(statistics) -> float:
 def _length_ratio(seeds, rows) -> float:
     """The seed mean of the output's length over the references' on ``rows``."""
     import numpy as np
-    return float(np.mean([s[rows, 8].sum() / s[rows, 9].sum() for s in seeds]))
+    return float(np.mean(_seed_ratios(seeds, rows)))
