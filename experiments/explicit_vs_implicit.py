@@ -24,6 +24,14 @@ ablation drops on the test split, with the maps over subword pieces:
 ``:task=translation,replicate`` trains its ``additive`` on fresh seeds alone, the first
 default's side of translation_recipe's tuned-default row.
 
+The same three settings on Multi30k (issue 36), at today's translation defaults (the
+RNNs of multi30k_recipe, 8,000 pieces, the parameters of best validation BLEU; the
+Transformer of ``configs/transformer.py:task=translation``), the maps read on
+test_2016_flickr; 9 members of about 40-70 CPU-minutes each here:
+
+    python launch.py --config=experiments/explicit_vs_implicit.py:task=translation,corpus=multi30k \
+        --config.task.data_path=../shared/data/multi30k
+
 As a script it measures what the analysis costs: the analysis of the default run's
 1,600-example held-out set (configs/additive.py; and configs/transformer.py) with each
 method, against one plain held-out evaluation, with freshly initialised parameters
@@ -57,10 +65,13 @@ from configs import additive, base, transformer  # noqa: E402
 from experiments.compare_attention import FORMULATIONS  # noqa: E402
 
 SEEDS = [0, 1, 2]
-ARGUMENTS = {"task": ["translation"]}  # '': the symbol tasks
-TRANSLATION_FORMULATIONS = [
-    {"config.model.attention.score": "additive"}, {"config.model.attention.score": "dot"},
-    # The Transformer of its day, pinned as its recipe is.
+# '': the symbol tasks; task=translation: ding_de_en, the first regime;
+# task=translation,corpus=multi30k: the second (issue 36).
+ARGUMENTS = {"task": ["translation"], "corpus": ["multi30k"]}
+TRANSLATION_SCORES = [{"config.model.attention.score": "additive"},
+                      {"config.model.attention.score": "dot"}]
+# The Transformer of its day, pinned as its recipe is.
+TRANSLATION_FORMULATIONS = TRANSLATION_SCORES + [
     transformer.translation_overrides("translation_recipe")]
 
 
@@ -68,13 +79,30 @@ def _translation(arg) -> bool:
     return base.parse_argument(arg, ARGUMENTS).get("task") == "translation"
 
 
+def _multi30k(arg) -> bool:
+    """Whether ``arg`` asks for the Multi30k regime; a corpus needs the translation task."""
+    choices = base.parse_argument(arg, ARGUMENTS)
+    if "corpus" in choices and choices.get("task") != "translation":
+        raise ValueError(f"bad config argument {arg!r}: corpus={choices['corpus']} is a "
+                         "translation corpus; ask for task=translation,corpus="
+                         f"{choices['corpus']}")
+    return choices.get("corpus") == "multi30k"
+
+
+def _multi30k_formulations() -> list[dict]:
+    """additive, dot and the Transformer, each at today's translation defaults (the
+    Transformer's built when asked, so that it follows a change of the defaults)."""
+    return TRANSLATION_SCORES + [transformer.translation_overrides()]
+
+
 def get_config(arg=None):
-    translation = _translation(arg)
+    translation, multi30k = _translation(arg), _multi30k(arg)
     config = base.get_config("task=translation" if translation else None)
-    if translation:  # recorded on ding_de_en before translation_recipe tuned the
-        # defaults and before multi30k became the default corpus: both pinned
+    if translation and not multi30k:  # recorded on ding_de_en before translation_recipe
+        # tuned the defaults and before multi30k became the default corpus: both pinned
         config = Translation.use_first_recipe(Translation.use_corpus(config, "ding_de_en"))
-    config.name = "explicit_vs_implicit" + ("_translation" if translation else "")
+    config.name = "explicit_vs_implicit" + ("_translation" if translation else "") + (
+        "_multi30k" if multi30k else "")
     # Integrated gradients (m = 16) read at 2 drawn target steps per held-out example:
     # about 40 backward passes of the held-out set, once, on the final parameters
     # (experiments/results/implicit_cost/ has what each setting costs).
@@ -88,6 +116,11 @@ def get_config(arg=None):
 
 
 def get_sweep(arg=None):
+    if _multi30k(arg):
+        if base.replicating(arg):
+            raise ValueError("explicit_vs_implicit:task=translation,corpus=multi30k has no "
+                             "replication sweep: its record states no finding to replicate")
+        return sweeps.product(_multi30k_formulations(), sweeps.axis("config.seed", SEEDS))
     if _translation(arg) and base.replicating(arg):
         # `additive` on fresh seeds: the first translation default's side of
         # translation_recipe's "tuned-translation-default" row (issue 35).

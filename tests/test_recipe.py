@@ -254,7 +254,7 @@ def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
     """When the translation defaults move to another recipe, the experiments recorded
     with an earlier one train what they report: every member of theirs is unchanged.
     Those that run at today's defaults (translation_length, multi30k_goals, luong_table4
-    on Multi30k) follow, their Transformer included."""
+    and explicit_vs_implicit on Multi30k) follow, their Transformer included."""
     import importlib
     import json
     from attention_research import sweeps
@@ -266,7 +266,8 @@ def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
     pinned = [(luong_table4, None), (explicit_vs_implicit, "task=translation"),
               (translation_de_en, None), (translation_recipe, None), (multi30k_recipe, None)]
     following = [(translation_length, None), (multi30k_goals, None),
-                 (luong_table4, "corpus=multi30k")]
+                 (luong_table4, "corpus=multi30k"),
+                 (explicit_vs_implicit, "task=translation,corpus=multi30k")]
 
     def members(module, arg):
         args = () if arg is None else (arg,)

@@ -295,11 +295,20 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     assert members[0].config.task.dataset == "multi30k"
     assert members[0].config.name == "luong_table4_multi30k"
     module = importlib.import_module("experiments.explicit_vs_implicit")
-    for arg, count in (("task=translation", (9, 3)), ("task=translation,tiny", (9, 3)),
-                       ("task=translation,replicate", (3, 1))):
+    for arg, count, dataset in (("task=translation", (9, 3), "ding_de_en"),
+                                ("task=translation,tiny", (9, 3), "ding_de_en"),
+                                ("task=translation,replicate", (3, 1), "ding_de_en"),
+                                ("task=translation,corpus=multi30k", (9, 3), "multi30k")):
         members = sweeps.expand(module.get_config(arg), module.get_sweep(arg), tmp_path / arg)
         assert (len(members), len(sweeps.cohorts(members))) == count
         assert {m.config.task.name for m in members} == {"translation"}
+        assert {m.config.task.dataset for m in members} == {dataset}
+    assert members[0].config.name == "explicit_vs_implicit_translation_multi30k"
+    assert {m.config.model.family for m in members} == {"rnn", "transformer"}
+    with pytest.raises(ValueError, match="ask for task=translation,corpus=multi30k"):
+        module.get_config("corpus=multi30k")
+    with pytest.raises(ValueError, match="no replication sweep"):
+        module.get_sweep("task=translation,corpus=multi30k,replicate")
     # translation_length's replication trains all four settings its two rules read.
     module = importlib.import_module("experiments.translation_length")
     members = sweeps.expand(module.get_config("replicate"), module.get_sweep("replicate"),
