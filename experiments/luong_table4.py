@@ -237,9 +237,9 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     rows = [r for r in rows if r.get("status") == "finished" and int(r["seed"]) in SEEDS]
     ready = [n for n in names if f.finished_members(rows, [n], len(SEEDS)) == len(SEEDS)]
     if len(ready) < 2:
+        # f.progress also counts the members recorded one by one before the report.
         what = (f"{corpus}, 8 attention functions, {len(SEEDS)} seeds: "
-                f"{f.finished_members(rows, names, len(SEEDS))} of "
-                f"{len(names) * len(SEEDS)} members in the report")
+                f"{f.progress(results, rows, names, len(SEEDS))}")
         return out + [f.pending(key, title, paper, what) for key, title in keys]
     systems, references = {}, None
     for name in ready:

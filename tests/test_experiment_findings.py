@@ -438,6 +438,22 @@ def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
     assert {_verdicts(lt, tmp_path / "tied")[k] for k in LUONG_KEYS} == {"inconclusive"}
 
 
+def test_luong_table4_pending_counts_the_members_recorded_one_by_one(tmp_path):
+    """A sweep recorded member by member has no report yet: its pending rows say how
+    many members are recorded, not that none is (luong_table4 on Multi30k, issue 36)."""
+    lt = EXPERIMENTS["luong_table4"]
+    record = tmp_path / "luong_table4_multi30k"
+    for seed in (0, 1, 2):
+        folder = record / "members" / f"score-location_seed-{seed}"
+        folder.mkdir(parents=True)
+        (folder / "summary.json").write_text(json.dumps({"status": "finished"}))
+    rows = {f.key: f for f in lt.findings(tmp_path / "luong_table4")}  # Multi30k's beside
+    for key in LUONG_KEYS:
+        row = rows[key + "-multi30k"]
+        assert row.verdict == "pending"
+        assert "0 of 24 members in the report; 3 of 24 recorded one by one" in row.ours
+
+
 def test_luong_table4_decides_dot_over_location_from_those_two_alone(tmp_path):
     """A replication records dot and location only: that row is decided, the rest wait."""
     lt = EXPERIMENTS["luong_table4"]
