@@ -27,6 +27,22 @@ def test_label_smoothing_is_the_cross_entropy_against_the_smoothed_target():
     np.testing.assert_allclose(plain_nll, nll, rtol=1e-6)
 
 
+def test_a_correct_token_is_the_argmax_and_padding_is_never_correct():
+    """token_losses reads correctness from the max the softmax computes, not an argmax
+    of its own: the same answer wherever the largest logit is unique."""
+    from attention_research.data import PAD
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(4, 9, 11)).astype(np.float32)
+    targets = rng.integers(0, 11, size=(4, 9))
+    targets[:, :3] = logits[:, :3].argmax(-1)  # some right, the rest mostly wrong
+    targets[0, -2:] = PAD
+    for epsilon in (0.0, 0.1):
+        _, _, correct, real = map(np.asarray, token_losses(logits, targets, epsilon))
+        expected = (logits.argmax(-1) == targets) & (targets != PAD)
+        assert np.array_equal(correct, expected) and expected.sum() >= 12
+        assert np.array_equal(real, targets != PAD)
+
+
 def test_label_smoothing_changes_what_is_fitted_but_not_the_reported_loss():
     from attention_research import models
     from attention_research.attention import training_signal
