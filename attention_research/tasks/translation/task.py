@@ -458,11 +458,11 @@ class Translation:
         """Translate the validation split at every alpha of task.length_penalty_search,
         take for each member the alpha of its best cased validation BLEU, or the
         smallest (task.length_penalty_select), among those whose long outputs are long
-        enough (task.length_penalty_min_ratio; ``best_length_penalty``), and translate the final splits again at it, scored and
-        written as '<split>.lp_tuned' (TUNED). A length penalty tuned for neither of two
-        models decides how short each one's long outputs are (GNMT, Wu et al. 2016, Sec.
-        7, tuned alpha on development data); the translations at task.length_penalty
-        stay as they were."""
+        enough (task.length_penalty_min_ratio; ``best_length_penalty``), and translate
+        the final splits again at it, scored and written as '<split>.lp_tuned' (TUNED).
+        A length penalty tuned for neither of two models decides how short each one's
+        long outputs are (GNMT, Wu et al. 2016, Sec. 7, tuned alpha on development
+        data); the translations at task.length_penalty stay as they were."""
         task = self.config.task
         grid = [float(alpha) for alpha in task.length_penalty_search]
         references = self.references["validation"]
