@@ -1039,6 +1039,10 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     assert row.title == experiment.TITLE
     assert "G_attention (RNNsearch against the control)" in row.ours
     assert "The first seeds, by the registered rule" in row.replication
+    # What an audit as Bahdanau asked the row to say beside its verdict: each test set
+    # by its name, how much they differ, and the rule's regime.
+    assert "G_paper on test2016 alone" in row.ours and "Cochran's Q = " in row.ours
+    assert "not its shape at the paper's" in row.ours
     assert (f"Not shown at the minimum effect: {failed}" in row.ours) == bool(failed)
     # W is RNNsearch against RNNencdec: the whole-split BLEU the row gives for each.
     whole = {name: float(re.search(rf"{name} ([\d.]+) \(≤", row.ours).group(1))
