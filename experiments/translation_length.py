@@ -116,8 +116,8 @@ HOLDS_TEST_SPLITS = ("test",)
 # GNMT's grid (Wu et al. 2016, Sec. 7: 0 to 1 by 0.2), then 1.1 to 1.5 by 0.1, where a
 # probe of the first run's Transformer (seed 0, validation; the record's README) found
 # its long outputs' ratio rising steeply: 0.91 at alpha 1, 1.02 at 1.5, 1.93 at 2 (run
-# away). Each replication member's test sets are translated again at the alpha of its
-# best validation BLEU whose outputs on long validation sources are long enough
+# away). Each replication member's test sets are translated again at the smallest alpha
+# whose outputs on long validation sources are long enough
 # (task.length_penalty_search), the statistic of HOLDS_REVISED_RULE.
 LENGTH_PENALTIES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5)
 # The replication may differ from the first run in these fields only, at these values:
@@ -702,15 +702,19 @@ def _holds_revised(results):
         f"{ratios[n][1]:.3f} of the references' length; alpha "
         f"{', '.join('?' if a is None else f'{a:g}' for _, a in searches[n])})"
         for n, label in names.items())
-    ours = (f"Multi30k Flickr {' + '.join(HOLDS_TEST_SPLITS)} ({len(short)} "
+    read_names = " + ".join(SPLIT_LABELS[split] for split in HOLDS_TEST_SPLITS)
+    ours = (f"Multi30k Flickr {read_names} ({len(short)} "
             f"sentences of ≤ {SHORT} source words, {len(long)} of ≥ {LONG}), de→en, cased "
             f"sacreBLEU at each member's tuned length penalty, {len(SEEDS)} seeds: {table}. A (the "
             f"Transformer's fall − the control's) {_interval(tests['A'])}; L (RNNsearch's "
             f"retention of {RETENTION:g} of the Transformer's lead over the control) "
             f"{_interval(tests['L'])}; L without the brevity penalty "
             f"{_interval(tests['L_no_brevity'])}")
-    if reason:
-        ours += f". Inconclusive because {reason}"
+    if reason:  # which seed of which arm a gate stopped (an audit as Bahdanau, 2026-11-28)
+        stopped = _gated_seeds(systems, searches, names, gated, short, long, read)
+        ours += f". Inconclusive because {reason}" + (
+            f" ({'; '.join(stopped)}; the gate reads each seed, the lengths above are seed "
+            f"means)" if stopped else "")
     # Beside, read by no rule (fewer resamples: they decide nothing).
     beside = [", ".join(f"{key} {_short_interval(t)}" for key, t in _retention_tests(
         systems, short, long, search, transformer_name, encdec, BESIDE).items())
@@ -739,6 +743,15 @@ def _holds_revised(results):
         f"{_brevity_penalty(systems[n], long):.3f}" for n, label in names.items()))
     beside.append(_ratio_scale(systems, {search: "RNNsearch",
                                          transformer_name: "the Transformer"}, short, long))
+    if transformer_name in untuned:  # what an audit as Bahdanau asked the row to say
+        beside.append(
+            f"read with care: a Transformer whose long outputs run away or fall short (at "
+            f"alpha 0.6 they were {_length_ratio(untuned[transformer_name], long):.3f} of the "
+            f"references' length) falls further on long sources for its decoding, which "
+            f"raises L (and lowers A); the long bin starts at {LONG} source words "
+            f"({int(np.sum(read & (words >= LONGEST)))} of ≥ {LONGEST}; Figure 2 runs to "
+            f"60), and seeds {min(f.REPLICATION_SEEDS)}-{max(f.REPLICATION_SEEDS)} are "
+            f"scored on the first run's sentences")
     ours += (". Beside, read by no rule: " + "; ".join(beside) + ". The plot is the first "
              "seeds' test_2016 BLEU by length at alpha 0.6 (the decoding the second audit "
              "voided for this row), not this statistic")
@@ -827,6 +840,29 @@ def _brevity_penalty(seeds, rows) -> float:
         penalties.append(1.0 if output >= reference else
                          math.exp(1 - reference / output) if output else 0.0)
     return sum(penalties) / len(penalties)
+
+
+def _gated_seeds(systems, searches, names, gated, short, long, read) -> list[str]:
+    """Each seed of the ``gated`` arms that a length gate of HOLDS_REVISED_RULE stops:
+    its alpha, its output length over the references' on short and long sources and
+    how many of the ``read`` rows' outputs ran past twice their reference. Members come
+    in SEEDS' order (findings.finished_members_of, as _searches reads them)."""
+    import numpy as np
+    rows = np.flatnonzero(read)
+    stopped = []
+    for name in gated:
+        for seed, statistics, (_, alpha), on_short, on_long in zip(
+                SEEDS, systems[name], searches[name], _seed_ratios(systems[name], short),
+                _seed_ratios(systems[name], long)):
+            past = int((statistics[rows, 8] > 2 * statistics[rows, 9]).sum())
+            if (min(on_short, on_long) < MIN_LONG_RATIO or max(on_short, on_long)
+                    > MAX_LONG_RATIO or past / len(rows) > MAX_RUN_AWAY):
+                at = "?" if alpha is None else f"{alpha:g}"
+                stopped.append(f"{names[name]} seed {seed} (alpha {at}): {on_short:.3f} and "
+                               f"{on_long:.3f} "
+                               f"of the references' length on short and long sources, "
+                               f"{past} of {len(rows)} outputs past twice their reference")
+    return stopped
 
 
 def _seed_ratios(seeds, rows) -> list:

@@ -980,6 +980,35 @@ def test_translation_length_rules_decide_at_their_bounds():
         assert verdict == "inconclusive" and "floor" in why
 
 
+def test_the_holds_row_names_the_seeds_its_length_gates_stop():
+    """Where a gate of HOLDS_REVISED_RULE stops the row, it names each seed it stopped,
+    with its alpha, lengths and run-away count (an audit as Bahdanau: a seed mean in
+    bounds hid the one seed out of them); seeds within every bound are not named."""
+    import numpy as np
+    experiment = EXPERIMENTS["translation_length"]
+
+    def seed(short_length, long_length, past=0):  # 10 short rows, 10 long, reference 10
+        rows = np.zeros((20, 10), np.int64)
+        rows[:, 9] = 10
+        rows[:10, 8], rows[10:, 8] = short_length, long_length
+        rows[:past, 8] = 21  # past twice their reference
+        return rows
+
+    short, long, read = np.arange(10), np.arange(10, 20), np.ones(20, bool)
+    systems = {"t": [seed(10, 10), seed(10, 11), seed(10, 10, past=1)],
+               "s": [seed(10, 10)] * 3}
+    searches = {"t": [(None, 1.5), (None, 1.4), (None, None)], "s": [(None, 1.0)] * 3}
+    names = {"t": "the Transformer", "s": "RNNsearch"}
+    stopped = experiment._gated_seeds(systems, searches, names, ["s", "t"], short, long,
+                                      read)
+    seeds = experiment.SEEDS
+    assert len(stopped) == 2, stopped
+    assert stopped[0].startswith(f"the Transformer seed {seeds[1]} (alpha 1.4): 1.000 and "
+                                 f"1.100 of the references' length")
+    assert stopped[1].startswith(f"the Transformer seed {seeds[2]} (alpha ?):")
+    assert "1 of 20 outputs past twice their reference" in stopped[1]
+
+
 def test_the_holds_rule_weighs_the_transformer_by_theta_and_the_placebo_by_its_rest(
         monkeypatch):
     """L = fall(S) − θ fall(T) − (1 − θ) fall(P) and A = fall(T) − fall(P), each fall a
@@ -1151,11 +1180,14 @@ def test_rnnsearch_holds_by_the_revised_rule_on_fresh_seeds(tmp_path, monkeypatc
     assert row.title == experiment.HOLDS_TITLE and experiment.HOLDS_REVISED_RULE in row.why
     assert (f"Inconclusive because" in row.ours) == bool(reason)
     assert reason in row.ours
+    # A length gate names the seeds it stopped (the seed means above hide them).
+    gated = reason.startswith(("brevity", "outputs ran away"))
+    assert ("the gate reads each seed" in row.ours) == gated
     assert "alpha 1, 1, 1" in row.ours and "at alpha 0.6 (the registered decoding)" in row.ours
     # Decided on test2016 alone (the calibration's outcome): its rows only; pooled, the
     # same verdict here (every made-up test set alike).
     assert experiment.HOLDS_TEST_SPLITS == ("test",)
-    assert "Multi30k Flickr test (120 sentences of ≤ 10 source words, 60 of ≥ 16)" in row.ours
+    assert "Multi30k Flickr test2016 (120 sentences of ≤ 10 source words, 60 of ≥ 16)" in row.ours
     monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", experiment.TEST_SPLITS)
     pooled = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
     assert "(360 sentences of ≤ 10 source words, 180 of ≥ 16)" in pooled.ours
