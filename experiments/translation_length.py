@@ -570,8 +570,8 @@ def _revised(results):
     shown = [label for label, test in by_split.items() if _shown(test)]
     differs = "differs" if q_p < stats.LEVEL else "is not shown to differ"
     ours += (f". Read with care: the long bin starts at {LONG} source words ({len(longest)} "
-             f"sentences of ≥ {LONGEST}; Bahdanau's Figure 2 runs to 60), and RNNsearch "
-             f"falls too ({bleu(search, short):.2f} → {bleu(search, long):.2f}): this tests "
+             f"sentences of ≥ {LONGEST}; Bahdanau's Figure 2 runs to 60), and RNNsearch's "
+             f"own BLEU goes {bleu(search, short):.2f} → {bleu(search, long):.2f}: this tests "
              f"Figure 2's direction at Multi30k's short lengths, not its shape at the "
              f"paper's. The growth {differs} across the test sets (Cochran's Q = {q:.1f}, "
              f"p = {q_p:.2g}, on the three G_paper above taken as independent, which their "
@@ -859,8 +859,8 @@ def _gated_seeds(systems, searches, names, gated, short, long, read) -> list[str
                     > MAX_LONG_RATIO or past / len(rows) > MAX_RUN_AWAY):
                 at = "?" if alpha is None else f"{alpha:g}"
                 stopped.append(f"{names[name]} seed {seed} (alpha {at}): {on_short:.3f} and "
-                               f"{on_long:.3f} "
-                               f"of the references' length on short and long sources, "
+                               f"{on_long:.3f} of the references' length on short and long "
+                               f"sources, "
                                f"{past} of {len(rows)} outputs past twice their reference")
     return stopped
 

@@ -1187,7 +1187,8 @@ def test_rnnsearch_holds_by_the_revised_rule_on_fresh_seeds(tmp_path, monkeypatc
     # Decided on test2016 alone (the calibration's outcome): its rows only; pooled, the
     # same verdict here (every made-up test set alike).
     assert experiment.HOLDS_TEST_SPLITS == ("test",)
-    assert "Multi30k Flickr test2016 (120 sentences of ≤ 10 source words, 60 of ≥ 16)" in row.ours
+    assert ("Multi30k Flickr test2016 (120 sentences of ≤ 10 source words, 60 of ≥ 16)"
+            in row.ours)
     monkeypatch.setattr(experiment, "HOLDS_TEST_SPLITS", experiment.TEST_SPLITS)
     pooled = findings.replicate_findings(experiment, again)[experiment.HOLDS_KEY]
     assert "(360 sentences of ≤ 10 source words, 180 of ≥ 16)" in pooled.ours
