@@ -478,8 +478,10 @@ class Translation:
                 statistics = metrics.sentence_statistics(hypotheses[member], references)
                 ratio = lambda rows: float(statistics[rows, 8].sum()  # noqa: E731
                                            / max(statistics[rows, 9].sum(), 1))
+                # Corpus BLEU from the same statistics (bleu_from_statistics: sacrebleu's
+                # corpus_bleu to 1e-13), not a second scoring with chrF it would discard.
                 measured[member][alpha] = {
-                    "bleu": metrics.corpus_scores(hypotheses[member], references)["bleu"],
+                    "bleu": metrics.bleu_from_statistics(statistics.sum(0)),
                     "length_ratio": ratio(slice(None)), "long_length_ratio": ratio(long)}
         chosen = [best_length_penalty(m, task.length_penalty_min_ratio, task.length_penalty,
                                       task.length_penalty_select) for m in measured]
