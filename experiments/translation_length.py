@@ -555,9 +555,8 @@ def _revised(results):
                            np.flatnonzero(rows & (words >= LONG)))
         by_split[SPLIT_LABELS[split]] = test = gap(search, encdec, shorter, longer, BESIDE)
         beside.append(f"G_paper on {SPLIT_LABELS[split]} alone {_short_interval(test)}")
-        kept = [_bleu(systems, n, longer) / max(_bleu(systems, n, shorter), 1e-9)
-                for n in (search, encdec)]
-        kept_more.append(kept[0] > kept[1])
+        kept = [_kept(systems, n, shorter, longer) for n in (search, encdec)]
+        kept_more.append(None not in kept and kept[0] > kept[1])
     ours += (". Beside, read by no rule (the pooled bootstrap treats the three test sets "
              "as one sample of sentences): " + "; ".join(beside))
     # An audit as Bahdanau (2026-11-28, on seeds 100-102): what the verdict alone does
@@ -631,15 +630,19 @@ def _ratio_scale(systems, names, short, long) -> str:
     keeps on long ones, and the log of the first's ratio over the second's; none where
     a BLEU is 0 (no ratio)."""
     import math
-    kept = {}
-    for name, label in names.items():
-        low, high = _bleu(systems, name, short), _bleu(systems, name, long)
-        kept[label] = high / low if low > 0 else None
+    kept = {label: _kept(systems, name, short, long) for name, label in names.items()}
     if None in kept.values() or 0 in kept.values():
         return "on the ratio scale: none (a BLEU of 0)"
     (a, ratio_a), (b, ratio_b) = kept.items()
     return (f"on the ratio scale {a} keeps {ratio_a:.2f} of its BLEU on short sources on "
             f"long ones, {b} {ratio_b:.2f} (log ratio {math.log(ratio_a / ratio_b):+.2f})")
+
+
+def _kept(systems, name, short, long) -> float | None:
+    """How much of its BLEU on the ``short`` rows ``name`` keeps on the ``long`` ones
+    (None where its short BLEU is 0: no ratio)."""
+    low = _bleu(systems, name, short)
+    return _bleu(systems, name, long) / low if low > 0 else None
 
 
 def _heterogeneity(tests) -> tuple[float, float]:
@@ -854,14 +857,14 @@ def _gated_seeds(systems, searches, names, gated, short, long, read) -> list[str
         for seed, statistics, (_, alpha), on_short, on_long in zip(
                 SEEDS, systems[name], searches[name], _seed_ratios(systems[name], short),
                 _seed_ratios(systems[name], long)):
-            past = int((statistics[rows, 8] > 2 * statistics[rows, 9]).sum())
+            run_away = _run_away(statistics[rows])  # the share the verdict's gate reads
             if (min(on_short, on_long) < MIN_LONG_RATIO or max(on_short, on_long)
-                    > MAX_LONG_RATIO or past / len(rows) > MAX_RUN_AWAY):
+                    > MAX_LONG_RATIO or run_away > MAX_RUN_AWAY):
                 at = "?" if alpha is None else f"{alpha:g}"
                 stopped.append(f"{names[name]} seed {seed} (alpha {at}): {on_short:.3f} and "
                                f"{on_long:.3f} of the references' length on short and long "
-                               f"sources, "
-                               f"{past} of {len(rows)} outputs past twice their reference")
+                               f"sources, {round(run_away * len(rows))} of {len(rows)} "
+                               f"outputs past twice their reference")
     return stopped
 
 
