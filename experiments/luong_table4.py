@@ -204,8 +204,11 @@ def findings(results):
     multi30k = results.parent / ("luong_table4_multi30k"
                                  + ("_replication" if results.name.endswith("_replication")
                                     else ""))
+    import dataclasses
+    # The Multi30k rows name the record they read (FINDINGS.md's "reads").
     return ([_location_alignment(results)] + _table4(results, "ding_de_en", "", "")
-            + _table4(multi30k, "Multi30k", MULTI30K_KEY, " (Multi30k)"))
+            + [dataclasses.replace(row, records=(multi30k.name,))
+               for row in _table4(multi30k, "Multi30k", MULTI30K_KEY, " (Multi30k)")])
 
 
 MULTI30K_KEY = "-multi30k"  # the Multi30k rows' keys: the ding_de_en rows' with this added
