@@ -82,6 +82,13 @@ _RESUME_WITH = flags.DEFINE_string(
     "trained with: the run goes on from its last checkpoint under the new values, and "
     "config_history.json and summary.json record each change with its step. Without it a "
     "differing config is refused.")
+_ADOPT_FROM = flags.DEFINE_string(
+    "adopt_from", "", "Sweeps: the work directory of another sweep (e.g. "
+    "runs/luong_table4_multi30k). A member alone in its cohort whose config equals a "
+    "finished member there in all but its name and analysis fields starts from that "
+    "member's last checkpoint and logs, and only runs its own final evaluation and "
+    "analysis; the rest train (attention_research/training/adopt.py). Nothing there is "
+    "written.")
 _REFINISH = flags.DEFINE_bool(
     "refinish", False, "A single run that has already finished is not touched by a rerun "
     "(it prints 'already finished'); with this flag its final parameters are evaluated "
@@ -297,23 +304,41 @@ def run():
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
     sweep = load_sweep(spec)
-    if sweep is None and (part != (1, 1) or _RECORD.value or _ONLY.value):
-        raise app.UsageError("--part, --only and --record are for sweeps; this config has "
-                             "no get_sweep()")
+    if sweep is None and (part != (1, 1) or _RECORD.value or _ONLY.value
+                          or _ADOPT_FROM.value):
+        raise app.UsageError("--part, --only, --record and --adopt_from are for sweeps; "
+                             "this config has no get_sweep()")
+    adopt_from = _adopt_from(workdir)
     if _DRY_RUN.value:
         if sweep is None:
             raise app.UsageError("--dry_run is for sweeps; --print_config shows a single "
                                  "run's config")
         from attention_research.training.sweep import plan
         print(plan(config, sweep, workdir, part, _ONLY.value,
-                   record_destination(spec, config.name)))
+                   record_destination(spec, config.name), adopt_from))
         return
     print(f"work directory: {workdir}")
     with preemption.stop_on_signals():  # from the first write on: a clean stop
-        _run(config, spec, workdir, sweep, part, resume_with)
+        _run(config, spec, workdir, sweep, part, resume_with, adopt_from)
 
 
-def _run(config, spec, workdir, sweep, part, resume_with):
+def _adopt_from(workdir) -> Path | None:
+    """--adopt_from's directory, checked to be another sweep's work directory."""
+    if not _ADOPT_FROM.value:
+        return None
+    import jax
+    source = Path(_ADOPT_FROM.value)
+    if not (source / "members").is_dir() or not (source / "cohorts").is_dir():
+        raise app.UsageError(f"--adopt_from={source}: not a sweep's work directory (it "
+                             "needs members/ and cohorts/, as launch.py writes them)")
+    if source.resolve() == Path(workdir).resolve():
+        raise app.UsageError(f"--adopt_from={source} is this sweep's own work directory")
+    if jax.process_count() > 1:
+        raise app.UsageError("--adopt_from runs in one process (without --distributed)")
+    return source
+
+
+def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
     import jax
     from attention_research.record import record
     from attention_research.training.loop import train
@@ -328,7 +353,8 @@ def _run(config, spec, workdir, sweep, part, resume_with):
     if sweep is not None:
         command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
         finished = run_sweep(config, sweep, workdir, part=part, only=_ONLY.value,
-                             command=command, resume_with=resume_with)
+                             command=command, resume_with=resume_with,
+                             adopt_from=adopt_from)
         if finished and jax.process_index() == 0:
             print((Path(workdir) / "summary.md").read_text())
         if _RECORD.value and jax.process_index() == 0:

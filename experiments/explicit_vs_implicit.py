@@ -25,12 +25,18 @@ ablation drops on the test split, with the maps over subword pieces:
 default's side of translation_recipe's tuned-default row.
 
 The same three settings on Multi30k (issue 36), at today's translation defaults (the
-RNNs of multi30k_recipe, 8,000 pieces, the parameters of best validation BLEU; the
-Transformer of ``configs/transformer.py:task=translation``), the maps read on
-test_2016_flickr; 9 members of about 40-70 CPU-minutes each here:
+RNNs of multi30k_recipe, 8,000 pieces; the Transformer of
+``configs/transformer.py:task=translation``) but for the parameters kept, those of best
+cased validation BLEU, as luong_table4's Multi30k sweep keeps them; the maps read on
+test_2016_flickr; 9 members of about 40-70 CPU-minutes each here. Its additive and dot
+members are luong_table4's ``score-additive`` and ``score-dot`` runs with the analysis
+added, so where that sweep has trained them, ``--adopt_from`` starts from its
+checkpoints and runs only their final evaluation and analysis (training/adopt.py;
+one member a cohort, as there):
 
     python launch.py --config=experiments/explicit_vs_implicit.py:task=translation,corpus=multi30k \
-        --config.task.data_path=../shared/data/multi30k
+        --config.task.data_path=../shared/data/multi30k --config.max_cohort_members=1 \
+        --adopt_from=runs/luong_table4_multi30k
 
 As a script it measures what the analysis costs: the analysis of the default run's
 1,600-example held-out set (configs/additive.py; and configs/transformer.py) with each
@@ -103,6 +109,11 @@ def get_config(arg=None):
         config = Translation.use_first_recipe(Translation.use_corpus(config, "ding_de_en"))
     config.name = "explicit_vs_implicit" + ("_translation" if translation else "") + (
         "_multi30k" if multi30k else "")
+    if multi30k:
+        # The parameters of best cased validation BLEU, as luong_table4's Multi30k sweep
+        # keeps them, so that its additive and dot members are that sweep's runs and
+        # --adopt_from can start from them (training/adopt.py) instead of training again.
+        config.train.best_metric = "eval/bleu/validation"
     # Integrated gradients (m = 16) read at 2 drawn target steps per held-out example:
     # about 40 backward passes of the held-out set, once, on the final parameters
     # (experiments/results/implicit_cost/ has what each setting costs).

@@ -228,8 +228,18 @@ def test_compiling_fast_adds_only_the_flags_this_xla_knows():
 
 def test_record_refuses_a_single_run(tmp_path):
     result = _launch("--config=configs/additive.py:tiny", "--record", f"--workdir={tmp_path / 'x'}")
-    assert result.returncode != 0 and "--record are for sweeps" in result.stderr
+    assert result.returncode != 0 and "--adopt_from are for sweeps" in result.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_adopt_from_names_what_a_sweep_directory_needs(tmp_path):
+    """--adopt_from (training/adopt.py) takes another sweep's work directory; anything
+    else is refused before anything is written."""
+    (tmp_path / "run").mkdir()
+    result = _launch("--config=experiments/luong_table4.py:tiny", "--dry_run",
+                     f"--adopt_from={tmp_path / 'run'}", f"--workdir={tmp_path / 'x'}")
+    assert result.returncode != 0 and "not a sweep's work directory" in result.stderr
+    assert "members/ and cohorts/" in result.stderr and not (tmp_path / "x").exists()
 
 
 # Issue 38: any single config's :tiny is a smoke run of under 15 s on a 2-core CPU

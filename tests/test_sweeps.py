@@ -239,6 +239,57 @@ def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(
         run_sweep(base, sweep, tmp_path, progress=False, part=(3, 2))
 
 
+@pytest.mark.slow
+def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
+    """``adopt_from`` (training/adopt.py): a member whose config differs from a finished
+    member of another sweep only in its name and analysis fields starts from that
+    member's last checkpoint and logs, trains nothing, and ends with the same
+    parameters (the best kept ones here) and final metrics; a member the other sweep
+    lacks trains. Nothing in the other sweep's directory is written."""
+    from attention_research.training.sweep import plan
+
+    def base(name, analysis_steps):
+        config = tiny_config()
+        config.name, config.max_cohort_members = name, 1
+        config.train.best_metric = "eval/seq_acc/len1-4"  # the kept parameters ride along
+        config.analysis.steps = analysis_steps
+        return config
+
+    donor_dir, workdir = tmp_path / "donor", tmp_path / "sweep"
+    run_sweep(base("donor", 32), sweeps.axis("config.seed", [1]), donor_dir,
+              progress=False)
+    before = {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()}
+    recipient, sweep = base("recipient", 16), sweeps.axis("config.seed", [1, 2])
+    preview = plan(recipient, sweep, workdir, adopt_from=donor_dir)
+    assert preview.count("to adopt from") == 1 and preview.count(", to train:") == 1
+    assert "members/seed-1 (its step 20" in preview
+    assert "would train 1 of them in 1 cohort(s) and adopt 1 from" in preview
+    calls = []
+    summaries = run_sweep(recipient, sweep, workdir, progress=False, hooks=[calls.append],
+                          adopt_from=donor_dir)
+    assert calls == [5, 10, 15, 20]  # seed 2 alone trained; seed 1 was adopted
+    adopted, trained = summaries
+    assert adopted["adopted_from"]["member"] == str((donor_dir / "members" / "seed-1").absolute())
+    assert adopted["adopted_from"]["step"] == 20 and "adopted_from" not in trained
+    assert adopted["name"] == "recipient" and adopted["steps"] == 20
+    donor = json.loads((donor_dir / "members" / "seed-1" / "summary.json").read_text())
+    assert adopted["members"][0]["final"] == donor["members"][0]["final"]
+    assert adopted["members"][0]["selected"] == donor["members"][0]["selected"]
+    train_rows = lambda folder: [  # noqa: E731
+        {k: v for k, v in r.items() if k != "time_s"} for r in map(
+            json.loads, (folder / "metrics.jsonl").read_text().splitlines())
+        if "train/loss" in r]
+    assert train_rows(workdir / "members" / "seed-1") == train_rows(donor_dir / "members" / "seed-1")
+    saved = json.loads((workdir / "members" / "seed-1" / "config.json").read_text())
+    assert saved["name"] == "recipient" and saved["analysis"]["steps"] == 16
+    assert {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()} == before
+    # Finished: a rerun retrains and re-adopts nothing.
+    calls.clear()
+    run_sweep(recipient, sweep, workdir, progress=False, hooks=[calls.append],
+              adopt_from=donor_dir)
+    assert calls == []
+
+
 def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     """The sweeps under experiments/ are refused before anything trains if they are wrong;
     every experiment is a sweep file that launch.py runs."""

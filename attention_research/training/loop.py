@@ -39,7 +39,7 @@ from attention_research.checkpoints import Checkpoints
 from attention_research.config_checks import validate
 from attention_research.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
-from attention_research.training import flops, health, memory, preemption, timing
+from attention_research.training import adopt, flops, health, memory, preemption, timing
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
@@ -74,6 +74,7 @@ class Cohort:
         # Every second from start_time on is charged to one phase (timing.py).
         self.stopwatch = timing.Stopwatch(start_time)
         self.resumed_at_step = 0
+        self.adopt = None  # adopt.Donor: the finished run of another sweep it starts from
         self.train_calls = 0  # made by this process
         self.matmul_flops_per_call = None  # counted when the train call is compiled
         self.xla_flops_per_call = None
@@ -161,10 +162,15 @@ class Cohort:
         if train.best_metric:  # the best parameters so far ride along in every checkpoint
             self.selection = BestParameters(train.best_metric, train.patience,
                                             train.eval_every, template.params)
-            (state, self.selection.state), step = checkpoints.restore_latest(
-                (template, self.selection.state))
+        restored, step = checkpoints.restore_latest(self.checkpointed(template))
+        if not step and self.adopt is not None:  # another sweep trained it (adopt.py)
+            restored = adopt.restore_into(self.adopt, self.checkpointed(template),
+                                          checkpoints, self.config_dicts())
+            step = self.adopt.step
+        if self.selection is not None:
+            state, self.selection.state = restored
         else:
-            state, step = checkpoints.restore_latest(template)
+            state = restored
         if step:  # the optimiser's rates are the config's: they may change on resume
             state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None
@@ -391,6 +397,8 @@ class Cohort:
             **(final.summary if final is not None else {}),
             **({"config_history": history}
                if (history := self.workdirs[member].config_history()) else {}),
+            **({"adopted_from": donor}
+               if (donor := adopt.adopted(self.workdirs[member].path)) else {}),
             "members": [entry]}
 
     def final_parameters(self, step, state, checkpoints, results):
@@ -448,7 +456,8 @@ class Cohort:
 
 def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
                  hooks: Sequence[Callable[[int], None]] = (), progress: bool = True,
-                 resume_with=frozenset(), refinish: bool = False) -> list:
+                 resume_with=frozenset(), refinish: bool = False,
+                 adopt_from: adopt.Donor | None = None) -> list:
     """Train (or resume) the members of one cohort together; returns their summaries.
 
     ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
@@ -461,7 +470,9 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     change is recorded, with its step, in config_history.json and summary.json.
     A cohort whose every member has finished (``finished_summaries``) is not touched:
     its saved summaries are returned, unless ``refinish`` asks for its final
-    evaluation, plots and summaries again.
+    evaluation, plots and summaries again. ``adopt_from``: for a cohort of one member
+    with no checkpoint yet, the finished run of another sweep it starts from
+    (``adopt.py``; its logs already copied into the member's directory).
     """
     for config in configs:
         validate(config)
@@ -477,6 +488,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
         lock.acquire()
     try:
         cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
+        cohort.adopt = adopt_from
         # Averaging needs the last k checkpoints on disk; one more is room for a
         # checkpoint saved on a stop (preemption.py), deleted after the next regular one.
         train_config = configs[0].train

@@ -7,7 +7,8 @@
       summary.md, summary.csv, plots/   the comparison of all members
 
 An interrupted sweep resumes: members that finished are not retrained, and the
-interrupted cohort resumes from its checkpoint.
+interrupted cohort resumes from its checkpoint. A member another sweep has already
+trained (``adopt_from``, ``adopt.py``) starts from that run's last checkpoint.
 
 A sweep can also be split between independent jobs on one shared work directory
 (``part=(k, n)``: job k of n trains cohorts k, k + n, k + 2n, …), for a job array or
@@ -28,7 +29,7 @@ import jax
 from attention_research import sweeps
 from attention_research.errors import ConfigError
 from attention_research.tasks import get_task
-from attention_research.training import preemption, timing
+from attention_research.training import adopt, preemption, timing
 from attention_research.training.loop import train_cohort
 from attention_research.workdir import ConfigMismatchError, WorkDir, read_json, write_atomically
 
@@ -68,12 +69,12 @@ def _finished(member: sweeps.Member):
 
 
 def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1),
-         only: str = "", record: Path | None = None) -> str:
+         only: str = "", record: Path | None = None, adopt_from: Path | None = None) -> str:
     """What ``run_sweep`` would do, compiling and writing nothing (``launch.py
     --dry_run``): each cohort with its members, the part that trains it, whether it is
-    finished in ``workdir``, and its cost: steps x members, and the cohort's measured
-    wall time where a finished member of it is in the work directory or in ``record``
-    (the sweep's committed results)."""
+    finished in ``workdir`` or would be adopted from ``adopt_from``, and its cost: steps
+    x members, and the cohort's measured wall time where a finished member of it is in
+    the work directory or in ``record`` (the sweep's committed results)."""
     k, n = part
     members = sweeps.expand(base_config, sweep, workdir)
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
@@ -84,10 +85,14 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
         summary = read_json(path) if path.is_file() else {}
         return summary.get("wall_time_s") if summary.get("steps") == steps else None
 
-    lines, pending, pending_members, measured = [], 0, 0, 0.0
+    lines, pending, pending_members, measured, adopted = [], 0, 0, 0.0, 0
     for number, cohort in enumerate(groups, 1):
         done = all(_finished(m) for m in cohort)
         selected = _trains(number, cohort, part, only)
+        donor = (_adoptable(cohort, cohort_checkpoints(Path(workdir), cohort), adopt_from)
+                 if selected and not done else None)
+        if donor is not None:  # trains nothing: its final evaluation only
+            adopted, selected = adopted + 1, False
         steps = cohort[0].config.train.num_steps
         paths = [m.workdir / "summary.json" for m in cohort] + (
             [record / "members" / m.name / "summary.json" for m in cohort] if record else [])
@@ -98,15 +103,27 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
             pending_members += len(cohort)
             measured += max(found) if found else 0.0
         state = "finished" if done else "to train" if selected else "another part's/--only"
+        if donor is not None:
+            state = f"to adopt from {donor.member} (its step {donor.step}; final evaluation only)"
         lines.append(f"cohort {number} (part {(number - 1) % n + 1}/{n}), {state}: "
                      f"{len(cohort)} member(s) x {steps} steps{took}")
         lines += [f"  {m.name}" for m in cohort]
     head = (f"{len(members)} members in {len(groups)} cohort(s); this command "
             f"(part {k}/{n}{f', --only={only}' if only else ''}) would train "
-            f"{pending_members} of them in {pending} cohort(s)")
+            f"{pending_members} of them in {pending} cohort(s)"
+            + (f" and adopt {adopted} from {adopt_from}" if adopted else ""))
     if measured:
         head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
     return "\n".join([head, *lines])
+
+
+def _adoptable(cohort, checkpoint_dir: Path, adopt_from: Path | None):
+    """The finished run of the sweep in ``adopt_from`` that the cohort starts from
+    (``adopt.py``), or None: with no such run, for a cohort of several members, or one
+    with a checkpoint of its own (it resumes from that)."""
+    if adopt_from is None or len(cohort) != 1 or any(Path(checkpoint_dir).glob("[0-9]*")):
+        return None
+    return adopt.find_donor(cohort[0].config, adopt_from)
 
 
 def _trains(number: int, cohort, part: tuple[int, int], only: str) -> bool:
@@ -201,14 +218,16 @@ def failure_line(workdir) -> str | None:
 
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
               hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
-              command: str | None = None, resume_with=frozenset()) -> list[dict] | None:
+              command: str | None = None, resume_with=frozenset(),
+              adopt_from: Path | None = None) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
     cohorts, or (``only``) the cohorts with a member whose name contains that text;
     returns every member's summary in order, or None while other members are
     unfinished (the report waits for them). ``command``, the command line that runs
     the sweep, is appended to the work directory's commands.txt once every member is
     validated. ``resume_with``: training fields that may change on resume
-    (``loop.train_cohort``)."""
+    (``loop.train_cohort``). ``adopt_from``: the work directory of another sweep whose
+    finished members this one's may start from instead of training (``adopt.py``)."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
@@ -257,10 +276,17 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                     member.workdir.mkdir(parents=True, exist_ok=True)
                     write_atomically(member.workdir / "hparams.json", json.dumps(
                         member.settings(), indent=2, default=repr) + "\n")
+            checkpoint_dir = cohort_checkpoints(workdir, cohort, resume_with)
+            donor = _adoptable(cohort, checkpoint_dir, adopt_from)
+            if donor is not None:
+                if progress:
+                    print(f"  adopting {donor.member} (its checkpoint of step {donor.step} "
+                          f"in {donor.checkpoints}): final evaluation only")
+                if jax.process_index() == 0:
+                    adopt.take_logs(donor, cohort[0].workdir)
             results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
-                                   cohort_checkpoints(workdir, cohort, resume_with),
-                                   start_time=time.time(), progress=progress, hooks=hooks,
-                                   resume_with=resume_with)
+                                   checkpoint_dir, start_time=time.time(), progress=progress,
+                                   hooks=hooks, resume_with=resume_with, adopt_from=donor)
             summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
     summaries.update({m.index: s for m in members if m.index not in summaries
