@@ -724,6 +724,43 @@ def test_the_faithfulness_observation_reads_only_solved_settings_with_weights(tm
     assert f"{len(evi._settings()) - 7} settings × tasks solved" in finding.ours
 
 
+def _translation_implicit_record(results, explicit, implicit, seeds=(0, 1, 2)):
+    """The Multi30k sweep's report: each of its 3 settings with the given drops (nats)
+    for the weights' and the implicit map's top piece, and 0.1 for a random one."""
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    rows = [{"setting": evi.sweeps.member_name(setting), "seed": seed, "status": "finished",
+             "test/bleu": _around(39.0, seed), "implicit_tau/test": _around(0.3, seed),
+             evi.TRANSLATION_DROP.format("explicit"): _around(explicit, seed),
+             evi.TRANSLATION_DROP.format("implicit"): _around(implicit, seed),
+             evi.TRANSLATION_DROP.format("random"): _around(0.1, seed)}
+            for setting in evi._multi30k_formulations() for seed in seeds]
+    _write_report(results, rows)
+
+
+@pytest.mark.parametrize("explicit, implicit, expected", [
+    (0.5, 0.9, ("holds", "holds")),
+    (0.5, 0.55, ("holds", "inconclusive")),  # under the minimum effect of 0.1 nats
+    (0.9, 0.5, ("holds", "does not hold")),
+    (-0.2, -0.2, ("does not hold", "inconclusive")),  # the weights' top under a random one
+])
+def test_the_translation_observations_are_read_from_the_multi30k_record(
+        tmp_path, explicit, implicit, expected):
+    """Written before the Multi30k sweep ran (issue 36): both rows wait for its 9
+    members, then follow Welch's t over seeds, Holm over the 3 settings."""
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    keys = ("translation-weights-faithful-multi30k",
+            "translation-implicit-more-faithful-multi30k")
+    record = tmp_path / "explicit_vs_implicit_translation_multi30k"
+    _translation_implicit_record(record, explicit, implicit, seeds=(0, 1))
+    verdicts = _verdicts(evi, tmp_path / "explicit_vs_implicit")
+    assert (verdicts[keys[0]], verdicts[keys[1]]) == ("pending", "pending")
+    _translation_implicit_record(record, explicit, implicit)
+    found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
+    assert (found[keys[0]].verdict, found[keys[1]].verdict) == expected
+    assert found[keys[0]].records == (record.name,)
+    assert "the Transformer (test BLEU 38.99 ± 0.02" in found[keys[0]].ours
+
+
 # --- pointer_generator ---------------------------------------------------------------
 
 def _pointer_record(results, copyable, novel, seeds=range(5)):
