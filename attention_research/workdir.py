@@ -500,10 +500,10 @@ class WorkDir:
             return []
         return _parse_metrics(self.metrics_path)
 
-    def has_logged(self, step: int, keys) -> bool:
-        """Whether metrics.jsonl already holds all of ``keys`` at ``step``."""
+    def unlogged(self, step: int, metrics: dict) -> dict:
+        """The entries of ``metrics`` that metrics.jsonl does not hold at ``step`` yet."""
         logged = {k for r in self.read_metrics() if r["step"] == step for k in r}
-        return set(keys) <= logged
+        return {k: v for k, v in metrics.items() if k not in logged}
 
     def log(self, step: int, member: int, metrics: dict):
         """Append one line to metrics.jsonl and the same scalars to TensorBoard.

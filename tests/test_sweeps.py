@@ -248,18 +248,19 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     lacks trains. Nothing in the other sweep's directory is written."""
     from attention_research.training.sweep import plan
 
-    def base(name, analysis_steps):
+    def base(name, implicit):
         config = tiny_config()
         config.name, config.max_cohort_members = name, 1
         config.train.best_metric = "eval/seq_acc/len1-4"  # the kept parameters ride along
-        config.analysis.steps = analysis_steps
+        config.analysis.implicit = implicit
         return config
 
     donor_dir, workdir = tmp_path / "donor", tmp_path / "sweep"
-    run_sweep(base("donor", 32), sweeps.axis("config.seed", [1]), donor_dir,
+    run_sweep(base("donor", ""), sweeps.axis("config.seed", [1]), donor_dir,
               progress=False)
     before = {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()}
-    recipient, sweep = base("recipient", 16), sweeps.axis("config.seed", [1, 2])
+    # The recipient adds an analysis of the final parameters (its own work).
+    recipient, sweep = base("recipient", "gradient"), sweeps.axis("config.seed", [1, 2])
     preview = plan(recipient, sweep, workdir, adopt_from=donor_dir)
     assert preview.count("to adopt from") == 1 and preview.count(", to train:") == 1
     assert "members/seed-1 (its step 20" in preview
@@ -273,15 +274,24 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     assert adopted["adopted_from"]["step"] == 20 and "adopted_from" not in trained
     assert adopted["name"] == "recipient" and adopted["steps"] == 20
     donor = json.loads((donor_dir / "members" / "seed-1" / "summary.json").read_text())
-    assert adopted["members"][0]["final"] == donor["members"][0]["final"]
+    final, donor_final = adopted["members"][0]["final"], donor["members"][0]["final"]
+    analysed = set(final) - set(donor_final)
+    assert analysed and all(k.startswith("eval/implicit") or "ablation_drop" in k
+                            for k in analysed)
+    assert {k: final[k] for k in donor_final} == donor_final
     assert adopted["members"][0]["selected"] == donor["members"][0]["selected"]
     train_rows = lambda folder: [  # noqa: E731
         {k: v for k, v in r.items() if k != "time_s"} for r in map(
             json.loads, (folder / "metrics.jsonl").read_text().splitlines())
         if "train/loss" in r]
     assert train_rows(workdir / "members" / "seed-1") == train_rows(donor_dir / "members" / "seed-1")
+    rows = (workdir / "members" / "seed-1" / "metrics.jsonl").read_text().splitlines()
+    donor_rows = (donor_dir / "members" / "seed-1" / "metrics.jsonl").read_text().splitlines()
+    assert rows[:len(donor_rows)] == donor_rows  # its history, then only what is its own
+    assert [set(json.loads(r)) - {"step", "member", "time_s"}
+            for r in rows[len(donor_rows):]] == [analysed]
     saved = json.loads((workdir / "members" / "seed-1" / "config.json").read_text())
-    assert saved["name"] == "recipient" and saved["analysis"]["steps"] == 16
+    assert saved["name"] == "recipient" and saved["analysis"]["implicit"] == "gradient"
     assert {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()} == before
     # Finished: a rerun retrains and re-adopts nothing.
     calls.clear()

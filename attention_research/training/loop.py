@@ -437,9 +437,11 @@ class Cohort:
                 summaries.append(self.summary(member, self.failures[member]["step"],
                                               status="failed"))
                 continue
-            # A resumed finished run has logged its final metrics already.
-            if final.log and not run.workdir.has_logged(step, final.log):
-                run.workdir.log(step, member, {**final.log, "time_s": self.elapsed()})
+            # A resumed finished run has logged its final metrics already; a run adopted
+            # from another sweep (adopt.py) has logged those its donor measured, and
+            # logs only its own (its analysis).
+            if unlogged := run.workdir.unlogged(step, final.log):
+                run.workdir.log(step, member, {**unlogged, "time_s": self.elapsed()})
             if run.workdir.is_writer:
                 plotting.learning_curves(run.workdir.plots_dir / "learning_curves.png",
                                          run.workdir.read_metrics(), run.title,
