@@ -83,12 +83,12 @@ _RESUME_WITH = flags.DEFINE_string(
     "config_history.json and summary.json record each change with its step. Without it a "
     "differing config is refused.")
 _ADOPT_FROM = flags.DEFINE_string(
-    "adopt_from", "", "Sweeps: the work directory of another sweep (e.g. "
-    "runs/luong_table4_multi30k). A member alone in its cohort whose config equals a "
-    "finished member there in all but its name and analysis fields starts from that "
-    "member's last checkpoint and logs, and only runs its own final evaluation and "
-    "analysis; the rest train (attention_research/training/adopt.py). Nothing there is "
-    "written.")
+    "adopt_from", "", "Sweeps: comma-separated work directories of other sweeps (e.g. "
+    "runs/luong_table4_multi30k,runs/translation_length). A member alone in its cohort "
+    "that a finished member there trained (the same config but for its name, analysis "
+    "and other fields read after training; attention_research/training/adopt.py) starts "
+    "from that member's last checkpoint and logs, and only runs its own final evaluation "
+    "and analysis; the rest train. Nothing there is written.")
 _REFINISH = flags.DEFINE_bool(
     "refinish", False, "A single run that has already finished is not touched by a rerun "
     "(it prints 'already finished'); with this flag its final parameters are evaluated "
@@ -322,20 +322,21 @@ def run():
         _run(config, spec, workdir, sweep, part, resume_with, adopt_from)
 
 
-def _adopt_from(workdir) -> Path | None:
-    """--adopt_from's directory, checked to be another sweep's work directory."""
-    if not _ADOPT_FROM.value:
-        return None
+def _adopt_from(workdir) -> tuple[Path, ...]:
+    """--adopt_from's directories, each checked to be another sweep's work directory."""
+    sources = tuple(Path(text) for text in _ADOPT_FROM.value.split(",") if text.strip())
+    if not sources:
+        return ()
     import jax
-    source = Path(_ADOPT_FROM.value)
-    if not (source / "members").is_dir() or not (source / "cohorts").is_dir():
-        raise app.UsageError(f"--adopt_from={source}: not a sweep's work directory (it "
-                             "needs members/ and cohorts/, as launch.py writes them)")
-    if source.resolve() == Path(workdir).resolve():
-        raise app.UsageError(f"--adopt_from={source} is this sweep's own work directory")
+    for source in sources:
+        if not (source / "members").is_dir() or not (source / "cohorts").is_dir():
+            raise app.UsageError(f"--adopt_from={source}: not a sweep's work directory (it "
+                                 "needs members/ and cohorts/, as launch.py writes them)")
+        if source.resolve() == Path(workdir).resolve():
+            raise app.UsageError(f"--adopt_from={source} is this sweep's own work directory")
     if jax.process_count() > 1:
         raise app.UsageError("--adopt_from runs in one process (without --distributed)")
-    return source
+    return sources
 
 
 def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):

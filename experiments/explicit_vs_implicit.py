@@ -25,18 +25,19 @@ ablation drops on the test split, with the maps over subword pieces:
 default's side of translation_recipe's tuned-default row.
 
 The same three settings on Multi30k (issue 36), at today's translation defaults (the
-RNNs of multi30k_recipe, 8,000 pieces; the Transformer of
-``configs/transformer.py:task=translation``) but for the parameters kept, those of best
-cased validation BLEU, as luong_table4's Multi30k sweep keeps them; the maps read on
-test_2016_flickr; 9 members of about 40-70 CPU-minutes each here. Its additive and dot
-members are luong_table4's ``score-additive`` and ``score-dot`` runs with the analysis
-added, so where that sweep has trained them, ``--adopt_from`` starts from its
-checkpoints and runs only their final evaluation and analysis (training/adopt.py;
-one member a cohort, as there):
+RNNs of multi30k_recipe, 8,000 pieces, the parameters of best lowercased validation
+BLEU; the Transformer of ``configs/transformer.py:task=translation``), the maps read on
+test_2016_flickr; 9 members of about 40-80 CPU-minutes each here. Other sweeps have
+trained them: luong_table4's Multi30k ``score-additive`` and ``score-dot`` (kept by cased
+BLEU, adopted where their log shows lowercased BLEU keeps the same step) and
+translation_length's Transformer (its RNN decoder field, which a Transformer ignores,
+and its extra test sets aside). ``--adopt_from`` starts from their checkpoints and runs
+only each member's final evaluation and analysis (training/adopt.py; one member a
+cohort, as there); a member no run matches trains:
 
     python launch.py --config=experiments/explicit_vs_implicit.py:task=translation,corpus=multi30k \
         --config.task.data_path=../shared/data/multi30k --config.max_cohort_members=1 \
-        --adopt_from=runs/luong_table4_multi30k
+        --adopt_from=runs/luong_table4_multi30k,runs/translation_length
 
 As a script it measures what the analysis costs: the analysis of the default run's
 1,600-example held-out set (configs/additive.py; and configs/transformer.py) with each
@@ -109,11 +110,6 @@ def get_config(arg=None):
         config = Translation.use_first_recipe(Translation.use_corpus(config, "ding_de_en"))
     config.name = "explicit_vs_implicit" + ("_translation" if translation else "") + (
         "_multi30k" if multi30k else "")
-    if multi30k:
-        # The parameters of best cased validation BLEU, as luong_table4's Multi30k sweep
-        # keeps them, so that its additive and dot members are that sweep's runs and
-        # --adopt_from can start from them (training/adopt.py) instead of training again.
-        config.train.best_metric = "eval/bleu/validation"
     # Integrated gradients (m = 16) read at 2 drawn target steps per held-out example:
     # about 40 backward passes of the held-out set, once, on the final parameters
     # (experiments/results/implicit_cost/ has what each setting costs).

@@ -147,3 +147,37 @@ def test_unknown_cell_and_style_are_refused():
                             ({"decoder_style": "cho"}, "bahdanau, luong")]:
         with pytest.raises(ValueError, match=word):
             _model(**overrides).init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)
+
+
+# A value other than the default for each field a family may declare it ignores.
+OTHER_VALUES = {"model.cell": "gru", "model.bidirectional": False,
+                "model.decoder_style": "bahdanau", "model.embed_dim": 24}
+
+
+@pytest.mark.parametrize("family", sorted(f for f in models.FAMILIES
+                                           if models.FAMILIES[f].ignores))
+def test_the_fields_a_family_ignores_change_nothing_of_its_model(family):
+    """training/adopt.py treats runs that differ only in fields their family ignores as
+    the same run: their parameters at initialisation and their outputs must be equal."""
+    ignored = models.FAMILIES[family].ignores
+    assert ignored <= set(OTHER_VALUES), "give OTHER_VALUES a value for each ignored field"
+    batch = _batch()
+
+    def outputs(field=None):
+        from configs import base
+        config = base.get_config("task=reverse,tiny", family=family)
+        if field is not None:
+            section, name = field.split(".")
+            assert config[section][name] != OTHER_VALUES[field]
+            config[section][name] = OTHER_VALUES[field]
+        model = models.make_model(config, VOCAB, VOCAB)
+        params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)
+        return params, model.apply(params, batch.source, batch.target_inputs)[0]
+
+    params, logits = outputs()
+    for field in sorted(ignored):
+        other_params, other_logits = outputs(field)
+        assert jax.tree_util.tree_structure(other_params) == jax.tree_util.tree_structure(params)
+        assert all(np.array_equal(a, b) for a, b in zip(jax.tree_util.tree_leaves(other_params),
+                                                        jax.tree_util.tree_leaves(params)))
+        np.testing.assert_array_equal(other_logits, logits)

@@ -245,29 +245,42 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     member of another sweep only in its name and analysis fields starts from that
     member's last checkpoint and logs, trains nothing, and ends with the same
     parameters (the best kept ones here) and final metrics; a member the other sweep
-    lacks trains. Nothing in the other sweep's directory is written."""
+    lacks trains. Its parameters may be kept by another metric where the donor's log
+    shows that metric keeps the same step. Nothing in the other sweep's directory is
+    written."""
+    from attention_research.training.adopt import kept
     from attention_research.training.sweep import plan
 
-    def base(name, implicit):
+    def base(name, implicit, best_metric):
         config = tiny_config()
         config.name, config.max_cohort_members = name, 1
-        config.train.best_metric = "eval/seq_acc/len1-4"  # the kept parameters ride along
+        config.train.best_metric = best_metric  # the kept parameters ride along
         config.analysis.implicit = implicit
         return config
 
     donor_dir, workdir = tmp_path / "donor", tmp_path / "sweep"
-    run_sweep(base("donor", ""), sweeps.axis("config.seed", [1]), donor_dir,
-              progress=False)
+    run_sweep(base("donor", "", "eval/seq_acc/len1-4"), sweeps.axis("config.seed", [1]),
+              donor_dir, progress=False)
     before = {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()}
+    logged = [json.loads(line) for line in
+              (donor_dir / "members" / "seed-1" / "metrics.jsonl").read_text().splitlines()]
+    # The test's premise, from this tiny run's log: token accuracy keeps the step
+    # sequence accuracy kept (10: both at their best first there), the loss another.
+    assert kept(logged, "eval/seq_acc/len1-4")[0] == kept(logged, "eval/token_acc/len1-4")[0] \
+        == 10 != kept(logged, "eval/loss/len1-4")[0], "pick metrics that agree here"
+    by_loss = plan(base("recipient", "", "eval/loss/len1-4"), sweeps.axis("config.seed", [1]),
+                   workdir, adopt_from=[donor_dir])
+    assert "to adopt" not in by_loss and ", to train:" in by_loss
     # The recipient adds an analysis of the final parameters (its own work).
-    recipient, sweep = base("recipient", "gradient"), sweeps.axis("config.seed", [1, 2])
-    preview = plan(recipient, sweep, workdir, adopt_from=donor_dir)
+    recipient = base("recipient", "gradient", "eval/token_acc/len1-4")
+    sweep = sweeps.axis("config.seed", [1, 2])
+    preview = plan(recipient, sweep, workdir, adopt_from=[donor_dir])
     assert preview.count("to adopt from") == 1 and preview.count(", to train:") == 1
     assert "members/seed-1 (its step 20" in preview
     assert "would train 1 of them in 1 cohort(s) and adopt 1 from" in preview
     calls = []
     summaries = run_sweep(recipient, sweep, workdir, progress=False, hooks=[calls.append],
-                          adopt_from=donor_dir)
+                          adopt_from=[donor_dir])
     assert calls == [5, 10, 15, 20]  # seed 2 alone trained; seed 1 was adopted
     adopted, trained = summaries
     assert adopted["adopted_from"]["member"] == str((donor_dir / "members" / "seed-1").absolute())
@@ -279,7 +292,10 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     assert analysed and all(k.startswith("eval/implicit") or "ablation_drop" in k
                             for k in analysed)
     assert {k: final[k] for k in donor_final} == donor_final
-    assert adopted["members"][0]["selected"] == donor["members"][0]["selected"]
+    assert donor["members"][0]["selected"]["step"] == 10
+    assert adopted["members"][0]["selected"] == {
+        "metric": "eval/token_acc/len1-4", "step": 10,
+        "value": pytest.approx(kept(logged, "eval/token_acc/len1-4")[1], rel=1e-6)}
     train_rows = lambda folder: [  # noqa: E731
         {k: v for k, v in r.items() if k != "time_s"} for r in map(
             json.loads, (folder / "metrics.jsonl").read_text().splitlines())
@@ -292,12 +308,31 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
             for r in rows[len(donor_rows):]] == [analysed]
     saved = json.loads((workdir / "members" / "seed-1" / "config.json").read_text())
     assert saved["name"] == "recipient" and saved["analysis"]["implicit"] == "gradient"
+    assert saved["train"]["best_metric"] == "eval/token_acc/len1-4"
     assert {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()} == before
     # Finished: a rerun retrains and re-adopts nothing.
     calls.clear()
     run_sweep(recipient, sweep, workdir, progress=False, hooks=[calls.append],
-              adopt_from=donor_dir)
+              adopt_from=[donor_dir])
     assert calls == []
+
+
+def test_adoption_ignores_only_what_cannot_change_the_training():
+    """adopt.training_differences: the name, analysis fields and task.also_translate are
+    read after training, and a Transformer ignores the RNN's fields; an RNN does not."""
+    from attention_research.training.adopt import training_differences
+    from configs import base
+    for family, ignored in (("transformer", []), ("rnn", ["model.decoder_style"])):
+        config = base.get_config("task=translation,tiny", family=family)
+        saved = json.loads(config.to_json())
+        saved.update(name="elsewhere")
+        saved["analysis"]["implicit"] = "gradient"
+        saved["task"]["also_translate"] = ["test2017"]
+        saved["model"]["decoder_style"] = "bahdanau" if config.model.decoder_style == "luong" \
+            else "luong"
+        assert [d[0] for d in training_differences(saved, config)] == ignored
+        saved["train"]["learning_rate"] = 0.5
+        assert "train.learning_rate" in [d[0] for d in training_differences(saved, config)]
 
 
 def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):

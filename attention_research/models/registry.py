@@ -44,13 +44,16 @@ class Family:
     validate: Callable[[Any], None]  # config -> None; raises ConfigError
     defaults: Callable[[Any], None]  # sets the family's defaults in config.model
     describe: Callable[[Any], str]  # config -> e.g. "additive attention, luong decoder"
+    # Config fields its model never reads (another family's): two configs that differ in
+    # them alone train the same model (training/adopt.py; tests/test_models.py checks).
+    ignores: frozenset = frozenset()
 
 
 FAMILIES: dict[str, Family] = {}
 
 
-def register_family(name: str, *, build, validate, defaults, describe):
-    FAMILIES[name] = Family(name, build, validate, defaults, describe)
+def register_family(name: str, *, build, validate, defaults, describe, ignores=()):
+    FAMILIES[name] = Family(name, build, validate, defaults, describe, frozenset(ignores))
 
 
 def max_source_length(config) -> int:

@@ -403,4 +403,7 @@ def describe(config) -> str:
 
 
 register_family("transformer", build=build, validate=validate, defaults=defaults,
-                describe=describe)
+                describe=describe,
+                # the RNN's: d_model is model.hidden_size
+                ignores=("model.cell", "model.bidirectional", "model.decoder_style",
+                         "model.embed_dim"))

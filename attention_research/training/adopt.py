@@ -10,6 +10,13 @@ again: training is seeded by ``config.seed`` alone, so the run would be the same
 final evaluation, analysis, plots and summary are its own; summary.json says where the
 training came from (``adopted_from``, with the donor's wall time).
 
+Two more differences leave the run the same. Fields the member's model family never
+reads (``Family.ignores``: a Transformer's RNN fields). And ``train.best_metric``, which
+only chooses which parameters are kept, when the donor's log shows that the member's
+metric would have kept the same step's parameters as the donor's did (the first step
+of its best value, as ``BestParameters`` keeps them) and nothing stops early
+(``train.patience`` 0); the kept value is then the member's metric's, from that log.
+
 Only a member alone in its cohort adopts (``max_cohort_members=1``), and only from a
 donor alone in its own, whose checkpoint is of its last step and passes its checksum
 (``Checkpoints.restore``). Nothing in DIR is written. A member that has a checkpoint of
@@ -23,13 +30,16 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from attention_research.checkpoints import Checkpoints
 from attention_research.workdir import (EVALUATIONS, RESOURCE_FIELDS, config_differences,
                                         read_json, write_atomically)
 
-# Fields a run reads only once it has trained: its name (the sweep's) and what the final
-# analysis measures. A run that differs in nothing else trained the same parameters.
-AFTER_TRAINING = ("name", "analysis.")
+# Fields a run reads only once it has trained: its name (the sweep's), what the final
+# analysis measures and which more splits the final evaluation translates.
+AFTER_TRAINING = ("name", "analysis.", "task.also_translate")
+SELECTION = "train.best_metric"  # which parameters are kept: checked against the log
 ADOPTED_FILE = "adopted.json"  # in the member's directory: where its training came from
 
 
@@ -39,6 +49,8 @@ class Donor:
     member: Path  # its directory (config.json, metrics.jsonl, summary.json, …)
     checkpoints: Path  # its cohort's checkpoint directory
     step: int  # its last step, the checkpoint adopted
+    kept_value: float | None = None  # the member's metric at the kept step, when the
+    # donor kept its parameters by another metric (``SELECTION``)
 
 
 def _after_training(field: str) -> bool:
@@ -47,9 +59,50 @@ def _after_training(field: str) -> bool:
 
 def training_differences(saved: dict, config) -> list[tuple[str, object, object]]:
     """(field, saved, now) for the fields in which ``config`` trains otherwise than the
-    run of ``saved`` (a config as JSON): all but the resource and after-training ones."""
+    run of ``saved`` (a config as JSON): all but the resource and after-training ones,
+    and those the model family of both ignores; ``SELECTION`` is among them."""
+    from attention_research.models import FAMILIES  # models import the training stack
+    family = config.model.family
+    ignored = FAMILIES[family].ignores if saved.get("model", {}).get("family") == family \
+        else frozenset()
     return [d for d in config_differences(saved, config)
-            if d[0] not in RESOURCE_FIELDS and not _after_training(d[0])]
+            if d[0] not in RESOURCE_FIELDS and not _after_training(d[0])
+            and d[0] not in ignored]
+
+
+def kept(rows, metric: str) -> tuple[int, float] | None:
+    """(step, value) of the parameters ``BestParameters`` keeps by ``metric`` over the
+    evaluations logged in ``rows``: the first step of its best finite value."""
+    from attention_research.training.selection import lower_is_better
+    sign = 1.0 if lower_is_better(metric) else -1.0
+    best = None
+    for row in rows:
+        value = row.get(metric)
+        if value is None or not np.isfinite(value):
+            continue
+        signed = np.float32(sign * value)  # compared as BestParameters compares
+        if best is None or signed < best[2]:
+            best = (int(row["step"]), float(value), signed)
+    return None if best is None else best[:2]
+
+
+def _same_kept(member: Path, summary: dict, saved: dict, config) -> tuple[bool, float | None]:
+    """Whether the member's ``train.best_metric`` keeps what the donor kept by its own,
+    and the member's metric's value there (None when the metrics are the same)."""
+    mine, theirs = config.train.best_metric, saved.get("train", {}).get("best_metric", "")
+    if mine == theirs:
+        return True, None
+    selected = (summary.get("members") or [{}])[0].get("selected") or {}
+    # Curve evaluations log metrics that keep nothing: with them the log is no replay.
+    if (not mine or not theirs or config.train.patience or config.train.curve_eval_every
+            or selected.get("metric") != theirs):
+        return False, None
+    rows = [json.loads(line) for line in (member / "metrics.jsonl").read_text().splitlines()
+            if line.strip()]
+    choice, donors = kept(rows, mine), kept(rows, theirs)
+    if choice is None or donors is None or not choice[0] == donors[0] == selected["step"]:
+        return False, None
+    return True, choice[1]
 
 
 def _finished_at(member: Path, steps: int) -> dict | None:
@@ -59,25 +112,44 @@ def _finished_at(member: Path, steps: int) -> dict | None:
                        and summary.get("steps") == steps) else None
 
 
+def _trains_the_same(saved: dict, config) -> bool:
+    """Whether the run of ``saved`` trained what ``config`` would, up to which
+    parameters it kept (``_same_kept`` checks those against its log)."""
+    return all(d[0] == SELECTION for d in training_differences(saved, config))
+
+
 def find_donor(config, donor_sweep) -> Donor | None:
     """The finished member of the sweep in ``donor_sweep`` that trained what ``config``
-    would, with its cohort's checkpoint of its last step; None if it has none."""
+    would and kept the parameters it would keep, with its cohort's checkpoint of its
+    last step; None if it has none."""
     root, steps = Path(donor_sweep), config.train.num_steps
-    members = [m for m in sorted((root / "members").glob("*/"))
-               if (m / "config.json").is_file() and _finished_at(m, steps)
-               and not training_differences(read_json(m / "config.json"), config)]
-    if not members:
-        return None
+    for member in sorted((root / "members").glob("*/")):
+        summary = _finished_at(member, steps) if (member / "config.json").is_file() else None
+        saved = read_json(member / "config.json") if summary else None
+        if not summary or not _trains_the_same(saved, config):
+            continue
+        same, value = _same_kept(member, summary, saved, config)
+        checkpoints = (_checkpoints_of(root, config, saved["train"].get("best_metric", ""), steps)
+                       if same else None)
+        if checkpoints is not None:
+            return Donor(member, checkpoints, steps, value)
+    return None
+
+
+def _checkpoints_of(root: Path, config, kept_by: str, steps: int) -> Path | None:
+    """The checkpoint directory in ``root`` of a cohort of one whose checkpoint of
+    ``steps`` trained what ``config`` would, keeping parameters by ``kept_by``."""
     for directory in sorted(root.glob("cohorts/*/checkpoints")):
         if not (directory / str(steps)).is_dir():
             continue
         checkpoints = Checkpoints(directory)
         try:
-            saved = checkpoints.saved_configs(steps)
+            configs = checkpoints.saved_configs(steps)
         finally:
             checkpoints.close()
-        if saved is not None and len(saved) == 1 and not training_differences(saved[0], config):
-            return Donor(members[0], directory, steps)
+        if (configs is not None and len(configs) == 1 and _trains_the_same(configs[0], config)
+                and configs[0].get("train", {}).get("best_metric", "") == kept_by):
+            return directory
     return None
 
 
@@ -105,15 +177,13 @@ def adopted(member: Path) -> dict | None:
     return read_json(path) if path.is_file() else None
 
 
-def restore_into(donor: Donor, template, checkpoints: Checkpoints, configs: list[dict]):
-    """The donor's state of its last step (checked against its checksum), saved as the
-    member's own checkpoint of that step under the member's config, so that a member
-    stopped during its final evaluation resumes from its own directory."""
+def restore(donor: Donor, template):
+    """The donor's state of its last step, checked against its checksum. The member
+    saves it as its own checkpoint of that step under its own config (``loop.py``), so
+    that a member stopped during its final evaluation resumes from its own directory."""
     source = Checkpoints(donor.checkpoints)
     try:
-        state = source.restore(donor.step, template)
+        return source.restore(donor.step, template)
     finally:
         source.close()
-    checkpoints.save(donor.step, state, configs)
-    checkpoints.check()
-    return state
+

@@ -163,14 +163,18 @@ class Cohort:
             self.selection = BestParameters(train.best_metric, train.patience,
                                             train.eval_every, template.params)
         restored, step = checkpoints.restore_latest(self.checkpointed(template))
-        if not step and self.adopt is not None:  # another sweep trained it (adopt.py)
-            restored = adopt.restore_into(self.adopt, self.checkpointed(template),
-                                          checkpoints, self.config_dicts())
-            step = self.adopt.step
+        adopted = not step and self.adopt is not None  # another sweep trained it (adopt.py)
+        if adopted:
+            restored, step = adopt.restore(self.adopt, self.checkpointed(template)), self.adopt.step
         if self.selection is not None:
             state, self.selection.state = restored
         else:
             state = restored
+        if adopted:  # saved as this member's own, under its config (and kept value)
+            if self.adopt.kept_value is not None:
+                self.selection.set_values([self.adopt.kept_value])
+            checkpoints.save(step, self.checkpointed(state), self.config_dicts())
+            checkpoints.check()
         if step:  # the optimiser's rates are the config's: they may change on resume
             state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None

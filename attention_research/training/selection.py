@@ -83,6 +83,13 @@ class BestParameters:
             "value": self._place(np.where(improved, values, self.values).astype(np.float32)),
             "step": self._place(np.where(improved, step, self.steps).astype(np.int32))}
 
+    def set_values(self, values) -> None:
+        """Replace the kept values ([M], in the metric's own sign): a run adopted from
+        another sweep (adopt.py) whose parameters were kept by another metric that the
+        log shows chose the same step."""
+        values = (self.sign * np.asarray(values, np.float64)).astype(np.float32)
+        self.state = {**self.state, "value": self._place(values)}
+
     def exhausted(self, step: int, healthy) -> bool:
         """Early stopping: every healthy member ``patience`` evaluations past its best."""
         if not self.patience:

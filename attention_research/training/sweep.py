@@ -69,10 +69,10 @@ def _finished(member: sweeps.Member):
 
 
 def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1),
-         only: str = "", record: Path | None = None, adopt_from: Path | None = None) -> str:
+         only: str = "", record: Path | None = None, adopt_from=()) -> str:
     """What ``run_sweep`` would do, compiling and writing nothing (``launch.py
     --dry_run``): each cohort with its members, the part that trains it, whether it is
-    finished in ``workdir`` or would be adopted from ``adopt_from``, and its cost: steps
+    finished in ``workdir`` or would be adopted from a sweep in ``adopt_from``, and its cost: steps
     x members, and the cohort's measured wall time where a finished member of it is in
     the work directory or in ``record`` (the sweep's committed results)."""
     k, n = part
@@ -111,19 +111,22 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
     head = (f"{len(members)} members in {len(groups)} cohort(s); this command "
             f"(part {k}/{n}{f', --only={only}' if only else ''}) would train "
             f"{pending_members} of them in {pending} cohort(s)"
-            + (f" and adopt {adopted} from {adopt_from}" if adopted else ""))
+            + (f" and adopt {adopted} from {', '.join(map(str, adopt_from))}"
+               if adopted else ""))
     if measured:
         head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
     return "\n".join([head, *lines])
 
 
-def _adoptable(cohort, checkpoint_dir: Path, adopt_from: Path | None):
-    """The finished run of the sweep in ``adopt_from`` that the cohort starts from
-    (``adopt.py``), or None: with no such run, for a cohort of several members, or one
-    with a checkpoint of its own (it resumes from that)."""
-    if adopt_from is None or len(cohort) != 1 or any(Path(checkpoint_dir).glob("[0-9]*")):
+def _adoptable(cohort, checkpoint_dir: Path, adopt_from=()):
+    """The finished run of a sweep in ``adopt_from`` (work directories, searched in
+    order) that the cohort starts from (``adopt.py``), or None: with no such run, for a
+    cohort of several members, or one with a checkpoint of its own (it resumes from
+    that)."""
+    if not adopt_from or len(cohort) != 1 or any(Path(checkpoint_dir).glob("[0-9]*")):
         return None
-    return adopt.find_donor(cohort[0].config, adopt_from)
+    return next((donor for source in adopt_from
+                 if (donor := adopt.find_donor(cohort[0].config, source)) is not None), None)
 
 
 def _trains(number: int, cohort, part: tuple[int, int], only: str) -> bool:
@@ -219,15 +222,15 @@ def failure_line(workdir) -> str | None:
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
               hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
               command: str | None = None, resume_with=frozenset(),
-              adopt_from: Path | None = None) -> list[dict] | None:
+              adopt_from=()) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
     cohorts, or (``only``) the cohorts with a member whose name contains that text;
     returns every member's summary in order, or None while other members are
     unfinished (the report waits for them). ``command``, the command line that runs
     the sweep, is appended to the work directory's commands.txt once every member is
     validated. ``resume_with``: training fields that may change on resume
-    (``loop.train_cohort``). ``adopt_from``: the work directory of another sweep whose
-    finished members this one's may start from instead of training (``adopt.py``)."""
+    (``loop.train_cohort``). ``adopt_from``: the work directories of other sweeps
+    whose finished members this one's may start from instead of training (``adopt.py``)."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
