@@ -154,10 +154,12 @@ def _checkpoints_of(root: Path, config, kept_by: str, steps: int) -> Path | None
 
 
 def take_logs(donor: Donor, member: Path):
-    """Copy the donor's training history into the member's directory ``member``: its
-    metrics.jsonl, its evaluations' pictures and its config history; and write
-    adopted.json. Not its config, plots, translations or summary: those are the
-    member's own, written when its final evaluation runs."""
+    """Copy the donor's history into the member's directory ``member``: its
+    metrics.jsonl (training, evaluations, and the final metrics it logged, which the
+    member's own final evaluation finds logged and does not log twice), its
+    evaluations' pictures and its config history; and write adopted.json. Not its
+    config, plots, translations or summary: those are the member's own, written when
+    its final evaluation runs."""
     member.mkdir(parents=True, exist_ok=True)
     summary = read_json(donor.member / "summary.json")
     write_atomically(member / ADOPTED_FILE, json.dumps({
