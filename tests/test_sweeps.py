@@ -285,6 +285,7 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     adopted, trained = summaries
     assert adopted["adopted_from"]["member"] == str((donor_dir / "members" / "seed-1").absolute())
     assert adopted["adopted_from"]["step"] == 20 and "adopted_from" not in trained
+    assert adopted["adopted_from"]["same_final"] and adopted["adopted_from"]["name"] == "donor"
     assert adopted["name"] == "recipient" and adopted["steps"] == 20
     donor = json.loads((donor_dir / "members" / "seed-1" / "summary.json").read_text())
     final, donor_final = adopted["members"][0]["final"], donor["members"][0]["final"]
@@ -293,9 +294,16 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
                             for k in analysed)
     assert {k: final[k] for k in donor_final} == donor_final
     assert donor["members"][0]["selected"]["step"] == 10
+    # The kept value as BestParameters stores it (float32), and the member equals one
+    # trained from scratch under its own config.
     assert adopted["members"][0]["selected"] == {
         "metric": "eval/token_acc/len1-4", "step": 10,
-        "value": pytest.approx(kept(logged, "eval/token_acc/len1-4")[1], rel=1e-6)}
+        "value": float(np.float32(kept(logged, "eval/token_acc/len1-4")[1]))}
+    alone_config = base("recipient", "gradient", "eval/token_acc/len1-4")
+    alone_config.seed = 1
+    alone = train(alone_config, tmp_path / "alone", progress=False)
+    assert alone["members"][0]["final"] == final
+    assert alone["members"][0]["selected"] == adopted["members"][0]["selected"]
     train_rows = lambda folder: [  # noqa: E731
         {k: v for k, v in r.items() if k != "time_s"} for r in map(
             json.loads, (folder / "metrics.jsonl").read_text().splitlines())
@@ -315,6 +323,15 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     run_sweep(recipient, sweep, workdir, progress=False, hooks=[calls.append],
               adopt_from=[donor_dir])
     assert calls == []
+    # Not adopted: another evaluation batch (it bounds greedy decoding), or a donor
+    # resumed under changed fields (its config history).
+    other = base("recipient", "gradient", "eval/token_acc/len1-4")
+    other.task.eval_batch_size += 1
+    assert "to adopt" not in plan(other, sweeps.axis("config.seed", [1]), tmp_path / "b",
+                                  adopt_from=[donor_dir])
+    (donor_dir / "members" / "seed-1" / "config_history.json").write_text("[]")
+    assert "to adopt" not in plan(recipient, sweeps.axis("config.seed", [1]), tmp_path / "c",
+                                  adopt_from=[donor_dir])
 
 
 def test_adoption_ignores_only_what_cannot_change_the_training():

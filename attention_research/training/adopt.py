@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from attention_research.checkpoints import Checkpoints
-from attention_research.workdir import (EVALUATIONS, RESOURCE_FIELDS, config_differences,
-                                        read_json, write_atomically)
+from attention_research.workdir import (EVALUATIONS, RESOURCE_FIELDS, WorkDir,
+                                        config_differences, read_json, write_atomically)
 
 # Fields a run reads only once it has trained: its name (the sweep's), what the final
 # analysis measures and which more splits the final evaluation translates.
@@ -54,7 +54,14 @@ class Donor:
 
 
 def _after_training(field: str) -> bool:
-    return any(field == prefix or field.startswith(prefix) for prefix in AFTER_TRAINING)
+    return any(field == entry or (entry.endswith(".") and field.startswith(entry))
+               for entry in AFTER_TRAINING)
+
+
+# Resource fields that may still change what is computed, so an adopted run must match
+# them: the evaluation batch sets the greedy decoding's length limit (and so the kept
+# step), and fast compilation is equal only up to rounding.
+_NOT_ADOPTABLE_RESOURCES = frozenset({"task.eval_batch_size", "train.fast_compile"})
 
 
 def training_differences(saved: dict, config) -> list[tuple[str, object, object]]:
@@ -66,8 +73,8 @@ def training_differences(saved: dict, config) -> list[tuple[str, object, object]
     ignored = FAMILIES[family].ignores if saved.get("model", {}).get("family") == family \
         else frozenset()
     return [d for d in config_differences(saved, config)
-            if d[0] not in RESOURCE_FIELDS and not _after_training(d[0])
-            and d[0] not in ignored]
+            if (d[0] not in RESOURCE_FIELDS or d[0] in _NOT_ADOPTABLE_RESOURCES)
+            and not _after_training(d[0]) and d[0] not in ignored]
 
 
 def kept(rows, metric: str) -> tuple[int, float] | None:
@@ -97,8 +104,9 @@ def _same_kept(member: Path, summary: dict, saved: dict, config) -> tuple[bool, 
     if (not mine or not theirs or config.train.patience or config.train.curve_eval_every
             or selected.get("metric") != theirs):
         return False, None
-    rows = [json.loads(line) for line in (member / "metrics.jsonl").read_text().splitlines()
-            if line.strip()]
+    rows = WorkDir(member).read_metrics()
+    if any(theirs in row and mine not in row for row in rows):
+        return False, None  # an evaluation the member's metric would not have seen
     choice, donors = kept(rows, mine), kept(rows, theirs)
     if choice is None or donors is None or not choice[0] == donors[0] == selected["step"]:
         return False, None
@@ -123,22 +131,30 @@ def find_donor(config, donor_sweep) -> Donor | None:
     would and kept the parameters it would keep, with its cohort's checkpoint of its
     last step; None if it has none."""
     root, steps = Path(donor_sweep), config.train.num_steps
+    if config.train.average_last:  # its mean needs the last k checkpoints: not adopted
+        return None
     for member in sorted((root / "members").glob("*/")):
         summary = _finished_at(member, steps) if (member / "config.json").is_file() else None
         saved = read_json(member / "config.json") if summary else None
-        if not summary or not _trains_the_same(saved, config):
+        # A donor resumed under changed fields (--resume_with) did not train as its
+        # config.json says from step 0.
+        if (not summary or summary.get("config_history")
+                or (member / "config_history.json").exists()
+                or not _trains_the_same(saved, config)):
             continue
         same, value = _same_kept(member, summary, saved, config)
-        checkpoints = (_checkpoints_of(root, config, saved["train"].get("best_metric", ""), steps)
-                       if same else None)
+        checkpoints = _checkpoints_of(root, saved, steps) if same else None
         if checkpoints is not None:
             return Donor(member, checkpoints, steps, value)
     return None
 
 
-def _checkpoints_of(root: Path, config, kept_by: str, steps: int) -> Path | None:
+def _checkpoints_of(root: Path, saved: dict, steps: int) -> Path | None:
     """The checkpoint directory in ``root`` of a cohort of one whose checkpoint of
-    ``steps`` trained what ``config`` would, keeping parameters by ``kept_by``."""
+    ``steps`` was trained under ``saved`` (the donor member's config.json), up to the
+    resource fields."""
+    import ml_collections
+    donor = ml_collections.ConfigDict(saved)
     for directory in sorted(root.glob("cohorts/*/checkpoints")):
         if not (directory / str(steps)).is_dir():
             continue
@@ -147,8 +163,8 @@ def _checkpoints_of(root: Path, config, kept_by: str, steps: int) -> Path | None
             configs = checkpoints.saved_configs(steps)
         finally:
             checkpoints.close()
-        if (configs is not None and len(configs) == 1 and _trains_the_same(configs[0], config)
-                and configs[0].get("train", {}).get("best_metric", "") == kept_by):
+        if configs is not None and len(configs) == 1 and not [
+                d for d in config_differences(configs[0], donor) if d[0] not in RESOURCE_FIELDS]:
             return directory
     return None
 
@@ -156,21 +172,42 @@ def _checkpoints_of(root: Path, config, kept_by: str, steps: int) -> Path | None
 def take_logs(donor: Donor, member: Path):
     """Copy the donor's history into the member's directory ``member``: its
     metrics.jsonl (training, evaluations, and the final metrics it logged, which the
-    member's own final evaluation finds logged and does not log twice), its
-    evaluations' pictures and its config history; and write adopted.json. Not its
-    config, plots, translations or summary: those are the member's own, written when
-    its final evaluation runs."""
+    member's own final evaluation finds logged and does not log twice) and its
+    evaluations' pictures. Not its config, plots, translations or summary: those are
+    the member's own. Called with the cohort's lock held, before its resume."""
     member.mkdir(parents=True, exist_ok=True)
+    write_atomically(member / "metrics.jsonl", (donor.member / "metrics.jsonl").read_text())
+    shutil.rmtree(member / EVALUATIONS, ignore_errors=True)
+    if (donor.member / EVALUATIONS).is_dir():
+        shutil.copytree(donor.member / EVALUATIONS, member / EVALUATIONS)
+
+
+def mark(donor: Donor, member: Path):
+    """Write adopted.json once the donor's state is the member's own checkpoint: where
+    its training came from, with the donor's name, code, software, devices, wall time
+    and final metrics (``compare_final`` reads them)."""
     summary = read_json(donor.member / "summary.json")
     write_atomically(member / ADOPTED_FILE, json.dumps({
         "member": str(donor.member.absolute()), "checkpoint": str(donor.checkpoints.absolute()),
-        "step": donor.step, "wall_time_s": summary.get("wall_time_s")}, indent=2) + "\n")
-    for name in ("metrics.jsonl", "config_history.json"):
-        if (donor.member / name).is_file():
-            write_atomically(member / name, (donor.member / name).read_text())
-    if (donor.member / EVALUATIONS).is_dir():
-        shutil.rmtree(member / EVALUATIONS, ignore_errors=True)
-        shutil.copytree(donor.member / EVALUATIONS, member / EVALUATIONS)
+        "step": donor.step, "wall_time_s": summary.get("wall_time_s"),
+        **{key: summary.get(key) for key in ("name", "code", "software", "devices")},
+        "final": (summary.get("members") or [{}])[0].get("final", {})}, indent=2) + "\n")
+
+
+def forget(member: Path):
+    """A member that trains from step 0 after all was adopted by no one: drop the mark."""
+    (Path(member) / ADOPTED_FILE).unlink(missing_ok=True)
+
+
+def compare_final(record: dict, final: dict) -> dict:
+    """adopted.json's record with, for its summary, whether every final metric the
+    donor measured came out the same here (``same_final``), and which did not."""
+    donor = record.get("final") or {}
+    differing = sorted(k for k in donor if k in final and donor[k] != final[k])
+    out = {k: v for k, v in record.items() if k != "final"}
+    return {**out, "same_final": not differing,
+            **({"differing_final": {k: [donor[k], final[k]] for k in differing}}
+               if differing else {})}
 
 
 def adopted(member: Path) -> dict | None:
@@ -179,13 +216,28 @@ def adopted(member: Path) -> dict | None:
     return read_json(path) if path.is_file() else None
 
 
-def restore(donor: Donor, template):
-    """The donor's state of its last step, checked against its checksum. The member
-    saves it as its own checkpoint of that step under its own config (``loop.py``), so
-    that a member stopped during its final evaluation resumes from its own directory."""
+class AdoptionError(RuntimeError):
+    pass
+
+
+def restore(donor: Donor, template, kept_step=None):
+    """The donor's state of its last step, checked against its checksum and, given
+    ``kept_step`` (state -> the step whose parameters it keeps), against the step its
+    summary says it kept. The member saves it as its own checkpoint of that step under
+    its own config (``loop.py``), so that a member stopped during its final evaluation
+    resumes from its own directory."""
     source = Checkpoints(donor.checkpoints)
     try:
-        return source.restore(donor.step, template)
+        state = source.restore(donor.step, template)
     finally:
         source.close()
+    selected = ((read_json(donor.member / "summary.json").get("members") or [{}])[0]
+                .get("selected") or {})
+    if kept_step is not None and selected and kept_step(state) != selected.get("step"):
+        raise AdoptionError(
+            f"the checkpoint in {donor.checkpoints} keeps the parameters of step "
+            f"{kept_step(state)}, but {donor.member / 'summary.json'} says step "
+            f"{selected.get('step')}: it is not that run's. Nothing was written; rerun "
+            "without --adopt_from to train this member.")
+    return state
 

@@ -165,7 +165,12 @@ class Cohort:
         restored, step = checkpoints.restore_latest(self.checkpointed(template))
         adopted = not step and self.adopt is not None  # another sweep trained it (adopt.py)
         if adopted:
-            restored, step = adopt.restore(self.adopt, self.checkpointed(template)), self.adopt.step
+            kept_step = (None if self.selection is None
+                         else lambda both: int(np.asarray(jax.device_get(both[1]["step"]))[0]))
+            restored = adopt.restore(self.adopt, self.checkpointed(template), kept_step)
+            step = self.adopt.step
+        elif not step and self.is_writer:
+            adopt.forget(self.workdirs[0].path)  # a mark left by an adoption cut short
         if self.selection is not None:
             state, self.selection.state = restored
         else:
@@ -175,6 +180,8 @@ class Cohort:
                 self.selection.set_values([self.adopt.kept_value])
             checkpoints.save(step, self.checkpointed(state), self.config_dicts())
             checkpoints.check()
+            if self.is_writer:
+                adopt.mark(self.adopt, self.workdirs[0].path)
         if step:  # the optimiser's rates are the config's: they may change on resume
             state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None
@@ -401,7 +408,7 @@ class Cohort:
             **(final.summary if final is not None else {}),
             **({"config_history": history}
                if (history := self.workdirs[member].config_history()) else {}),
-            **({"adopted_from": donor}
+            **({"adopted_from": adopt.compare_final(donor, entry["final"])}
                if (donor := adopt.adopted(self.workdirs[member].path)) else {}),
             "members": [entry]}
 
@@ -478,7 +485,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     its saved summaries are returned, unless ``refinish`` asks for its final
     evaluation, plots and summaries again. ``adopt_from``: for a cohort of one member
     with no checkpoint yet, the finished run of another sweep it starts from
-    (``adopt.py``; its logs already copied into the member's directory).
+    (``adopt.py``): its logs are copied in once the lock is held.
     """
     for config in configs:
         validate(config)
@@ -494,7 +501,6 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
         lock.acquire()
     try:
         cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
-        cohort.adopt = adopt_from
         # Averaging needs the last k checkpoints on disk; one more is room for a
         # checkpoint saved on a stop (preemption.py), deleted after the next regular one.
         train_config = configs[0].train
@@ -502,6 +508,10 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
             checkpoint_dir, max_to_keep=max(2, train_config.average_last) + 1,
             regular=lambda step: (step % train_config.checkpoint_every == 0
                                   or step == train_config.num_steps))
+        if adopt_from is not None and checkpoints.latest_step() is None:
+            if cohort.is_writer:  # under the lock: no other process trains it now
+                adopt.take_logs(adopt_from, cohort.workdirs[0].path)
+            cohort.adopt = adopt_from
         try:
             _check_identity(cohort, checkpoints, frozenset(resume_with))
             # At every train call: stop if the lock file was deleted under this run.

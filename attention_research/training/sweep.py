@@ -281,12 +281,9 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                         member.settings(), indent=2, default=repr) + "\n")
             checkpoint_dir = cohort_checkpoints(workdir, cohort, resume_with)
             donor = _adoptable(cohort, checkpoint_dir, adopt_from)
-            if donor is not None:
-                if progress:
-                    print(f"  adopting {donor.member} (its checkpoint of step {donor.step} "
-                          f"in {donor.checkpoints}): final evaluation only")
-                if jax.process_index() == 0:
-                    adopt.take_logs(donor, cohort[0].workdir)
+            if donor is not None and progress:
+                print(f"  adopting {donor.member} (its checkpoint of step {donor.step} "
+                      f"in {donor.checkpoints}): final evaluation only")
             results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
                                    checkpoint_dir, start_time=time.time(), progress=progress,
                                    hooks=hooks, resume_with=resume_with, adopt_from=donor)
