@@ -304,6 +304,16 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     alone = train(alone_config, tmp_path / "alone", progress=False)
     assert alone["members"][0]["final"] == final
     assert alone["members"][0]["selected"] == adopted["members"][0]["selected"]
+    assert "adopted_from" not in alone
+    # An adoption cut short before its checkpoint leaves its mark; a run that then
+    # trains from step 0 drops it, so its summary claims no adoption.
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    (stale / "adopted.json").write_text((workdir / "members" / "seed-1" / "adopted.json")
+                                        .read_text())
+    alone_config.train.num_steps = 10
+    assert "adopted_from" not in train(alone_config, stale, progress=False)
+    assert not (stale / "adopted.json").exists()
     train_rows = lambda folder: [  # noqa: E731
         {k: v for k, v in r.items() if k != "time_s"} for r in map(
             json.loads, (folder / "metrics.jsonl").read_text().splitlines())
