@@ -261,6 +261,12 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     donor_dir, workdir = tmp_path / "donor", tmp_path / "sweep"
     run_sweep(base("donor", "", "eval/seq_acc/len1-4"), sweeps.axis("config.seed", [1]),
               donor_dir, progress=False)
+    # A donor begun before a field was added: its config.json lacks it, its checkpoint
+    # (saved later) holds it at the value that keeps the old behaviour.
+    donor_config = donor_dir / "members" / "seed-1" / "config.json"
+    saved = json.loads(donor_config.read_text())
+    del saved["train"]["curve_eval_every"]  # workdir.ADDED_FIELDS: 0
+    donor_config.write_text(json.dumps(saved))
     before = {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()}
     logged = [json.loads(line) for line in
               (donor_dir / "members" / "seed-1" / "metrics.jsonl").read_text().splitlines()]

@@ -152,9 +152,10 @@ def find_donor(config, donor_sweep) -> Donor | None:
 def _checkpoints_of(root: Path, saved: dict, steps: int) -> Path | None:
     """The checkpoint directory in ``root`` of a cohort of one whose checkpoint of
     ``steps`` was trained under ``saved`` (the donor member's config.json), up to the
-    resource fields."""
+    resource fields. config.json is written when a run begins and each checkpoint keeps
+    the config of its day, so a field added since then is read at the value that gives
+    the old behaviour (``ADDED_FIELDS``), as a resume reads it."""
     import ml_collections
-    donor = ml_collections.ConfigDict(saved)
     for directory in sorted(root.glob("cohorts/*/checkpoints")):
         if not (directory / str(steps)).is_dir():
             continue
@@ -164,7 +165,8 @@ def _checkpoints_of(root: Path, saved: dict, steps: int) -> Path | None:
         finally:
             checkpoints.close()
         if configs is not None and len(configs) == 1 and not [
-                d for d in config_differences(configs[0], donor) if d[0] not in RESOURCE_FIELDS]:
+                d for d in config_differences(saved, ml_collections.ConfigDict(configs[0]))
+                if d[0] not in RESOURCE_FIELDS]:
             return directory
     return None
 
