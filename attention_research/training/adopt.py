@@ -4,11 +4,13 @@ Two sweeps can hold the same training run under two names. explicit_vs_implicit'
 Multi30k RNNs, for one, are luong_table4's ``score-additive`` and ``score-dot`` members
 with an analysis added after training. A member whose config equals a finished member
 of the sweep in DIR in every field but those read only after training
-(``AFTER_TRAINING``: the run's name and the implicit analysis) and the resource fields
-starts from that member's last checkpoint and its training logs instead of training
-again: training is seeded by ``config.seed`` alone, so the run would be the same. Its
-final evaluation, analysis, plots and summary are its own; summary.json says where the
-training came from (``adopted_from``, with the donor's wall time).
+(``AFTER_TRAINING``: the run's name, the implicit analysis, extra splits translated at
+the end) and the resource fields (but ``_NOT_ADOPTABLE_RESOURCES``) starts from that
+member's last checkpoint and logs instead of training again: training is seeded by
+``config.seed`` alone, so the run would be the same. Its final evaluation, analysis,
+plots and summary are its own; summary.json says where the training came from
+(``adopted_from``: the donor's run, code, devices and wall time, and whether every final
+metric the donor measured came out the same).
 
 Two more differences leave the run the same. Fields the member's model family never
 reads (``Family.ignores``: a Transformer's RNN fields). And ``train.best_metric``, which
@@ -18,9 +20,10 @@ of its best value, as ``BestParameters`` keeps them) and nothing stops early
 (``train.patience`` 0); the kept value is then the member's metric's, from that log.
 
 Only a member alone in its cohort adopts (``max_cohort_members=1``), and only from a
-donor alone in its own, whose checkpoint is of its last step and passes its checksum
-(``Checkpoints.restore``). Nothing in DIR is written. A member that has a checkpoint of
-its own resumes from it, as always.
+donor alone in its own and never resumed under changed fields, whose checkpoint is of
+its last step, passes its checksum (``Checkpoints.restore``) and keeps the step the
+donor's summary names. Nothing in DIR is written. A member that has a checkpoint of its
+own resumes from it, as always.
 """
 
 from __future__ import annotations
