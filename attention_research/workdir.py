@@ -5,7 +5,8 @@
     config_history.json  the fields changed on resume with --resume_with, each with
                     the step it took effect from (absent while none was)
     adopted.json    a sweep member started from another sweep's run (--adopt_from,
-                    training/adopt.py): which run, its step and its wall time
+                    training/adopt.py): which run and checkpoint step, its code,
+                    software, devices, wall time and final metrics
     metrics.jsonl   one JSON object per logged step and member
     events.out.tfevents.*  TensorBoard's event files (tensorboardX), in the run's own
                     folder so that ``tensorboard --logdir runs`` names the run by its
