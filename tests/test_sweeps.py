@@ -351,8 +351,9 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
 
 
 def test_adoption_ignores_only_what_cannot_change_the_training():
-    """adopt.training_differences: the name, analysis fields and task.also_translate are
-    read after training, and a Transformer ignores the RNN's fields; an RNN does not."""
+    """adopt.training_differences: the name, analysis fields, task.also_translate and the
+    tuned length penalty's search are read after training, and a Transformer ignores the
+    RNN's fields; an RNN does not. Beam search's own length penalty is not ignored."""
     from attention_research.training.adopt import training_differences
     from configs import base
     for family, ignored in (("transformer", []), ("rnn", ["model.decoder_style"])):
@@ -361,11 +362,15 @@ def test_adoption_ignores_only_what_cannot_change_the_training():
         saved.update(name="elsewhere")
         saved["analysis"]["implicit"] = "gradient"
         saved["task"]["also_translate"] = ["test2017"]
+        saved["task"].update(length_penalty_search=[0.0, 1.0], length_penalty_min_ratio=1.0,
+                             length_penalty_select="smallest", length_penalty_long_words=9)
         saved["model"]["decoder_style"] = "bahdanau" if config.model.decoder_style == "luong" \
             else "luong"
         assert [d[0] for d in training_differences(saved, config)] == ignored
         saved["train"]["learning_rate"] = 0.5
-        assert "train.learning_rate" in [d[0] for d in training_differences(saved, config)]
+        saved["task"]["length_penalty"] = config.task.length_penalty + 0.5
+        assert {"train.learning_rate", "task.length_penalty"} <= {
+            d[0] for d in training_differences(saved, config)}
 
 
 def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
@@ -436,8 +441,14 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     assert {m.config.model.family for m in members} == {"rnn", "transformer"}
     with pytest.raises(ValueError, match="ask for task=translation,corpus=multi30k"):
         module.get_config("corpus=multi30k")
-    with pytest.raises(ValueError, match="no replication sweep"):
-        module.get_sweep("task=translation,corpus=multi30k,replicate")
+    # Its replication: the same three settings on fresh seeds, under its own name.
+    arg = "task=translation,corpus=multi30k,replicate"
+    members = sweeps.expand(module.get_config(arg), module.get_sweep(arg), tmp_path / arg)
+    assert members[0].config.name == "explicit_vs_implicit_translation_multi30k_replication"
+    from attention_research.findings import REPLICATION_SEEDS
+    assert {m.config.seed for m in members} == set(REPLICATION_SEEDS)
+    assert {m.name.rsplit("_seed-", 1)[0] for m in members} == {
+        sweeps.member_name(s) for s in module._multi30k_formulations()}
     # translation_length's replication trains all four settings its two rules read.
     module = importlib.import_module("experiments.translation_length")
     members = sweeps.expand(module.get_config("replicate"), module.get_sweep("replicate"),

@@ -5,7 +5,7 @@ Multi30k RNNs, for one, are luong_table4's ``score-additive`` and ``score-dot`` 
 with an analysis added after training. A member whose config equals a finished member
 of the sweep in DIR in every field but those read only after training
 (``AFTER_TRAINING``: the run's name, the implicit analysis, extra splits translated at
-the end) and the resource fields (but ``_NOT_ADOPTABLE_RESOURCES``) starts from that
+the end, the search of a tuned length penalty) and the resource fields (but ``_NOT_ADOPTABLE_RESOURCES``) starts from that
 member's last checkpoint and logs instead of training again: training is seeded by
 ``config.seed`` alone, so the run would be the same. Its final evaluation, analysis,
 plots and summary are its own; summary.json says where the training came from
@@ -41,7 +41,12 @@ from attention_research.workdir import (EVALUATIONS, RESOURCE_FIELDS, WorkDir,
 
 # Fields a run reads only once it has trained: its name (the sweep's), what the final
 # analysis measures and which more splits the final evaluation translates.
-AFTER_TRAINING = ("name", "analysis.", "task.also_translate")
+# The tuned length penalty's search (task.py, ``_at_tuned_length_penalty``) translates
+# again once training is over. Beam search's own fields stay compared: no adoption yet
+# has needed them to differ, and a wrong entry here would adopt a different run.
+AFTER_TRAINING = ("name", "analysis.", "task.also_translate", "task.length_penalty_search",
+                  "task.length_penalty_min_ratio", "task.length_penalty_select",
+                  "task.length_penalty_long_words")
 SELECTION = "train.best_metric"  # which parameters are kept: checked against the log
 ADOPTED_FILE = "adopted.json"  # in the member's directory: where its training came from
 
