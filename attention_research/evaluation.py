@@ -78,8 +78,10 @@ def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
         if "rollout_hits" in stats:
             metrics[f"eval/rollout_align_acc/{name}"] = ratio("rollout_hits", "rollout_steps")
         for key in (k for k in stats if k.startswith("drop_")):
-            metrics[f"eval/ablation_{key}/{name}"] = (float(stats[key][rows].mean())
-                                                      if rows.any() else float("nan"))
+            # NaN: no such token in that example (drop_other of a one-token source).
+            kept = rows & ~np.isnan(stats[key])
+            metrics[f"eval/ablation_{key}/{name}"] = (float(stats[key][kept].mean())
+                                                      if kept.any() else float("nan"))
     return metrics
 
 

@@ -435,7 +435,9 @@ def analysis_section(rows, settings, seen: str, label: str | None = None) -> str
                ("implicit_tau", "Kendall τ explicit vs implicit"),
                ("ablation_drop_explicit", "drop: explicit argmax zeroed"),
                ("ablation_drop_implicit", "drop: implicit argmax zeroed"),
-               ("ablation_drop_random", "drop: random token zeroed")]
+               ("ablation_drop_random", "drop: random token zeroed"),
+               ("ablation_drop_other", "drop: random token but the explicit argmax zeroed"),
+               ("ablation_drop_diagonal", "drop: diagonal token zeroed")]
     columns = [(k, name) for k, name in columns
                if any(r.get(f"{k}/{seen}") is not None for r in rows)]
     table = []

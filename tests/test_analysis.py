@@ -117,6 +117,24 @@ def test_ablation_drops_are_the_loss_of_zeroing_one_source_token():
 
 
 @pytest.mark.slow
+def test_the_stronger_controls_are_the_diagonal_and_a_token_other_than_the_weights():
+    """held_out.diagonal: step t on a copy's diagonal is t, and it scales with L/T;
+    other_than: every real position but the weights' once over an even grid of draws,
+    and none for a one-token source."""
+    np.testing.assert_array_equal(
+        held_out.diagonal(jnp.array([0, 2, 4, 5]), jnp.array([5, 5, 3, 3]),
+                          jnp.array([5, 5, 6, 6])), [0, 2, 2, 2])
+    for length in range(2, 9):
+        for top in range(length):
+            grid = (jnp.arange(length - 1) + 0.5) / (length - 1)
+            other, there = held_out.other_than(jnp.full(length - 1, top),
+                                               jnp.full(length - 1, length), grid)
+            assert sorted(np.asarray(other).tolist()) == [p for p in range(length) if p != top]
+            assert np.asarray(there).all()
+    _, there = held_out.other_than(jnp.array([0]), jnp.array([1]), jnp.array([0.7]))
+    assert not bool(there[0])
+
+
 def test_the_implicit_map_at_drawn_steps_is_the_whole_map_at_those_steps():
     """What the metrics read with analysis.target_steps > 0: the whole map's rows at the
     drawn steps, from K backward passes instead of T."""
@@ -126,7 +144,7 @@ def test_the_implicit_map_at_drawn_steps_is_the_whole_map_at_those_steps():
     model = models.make_model(config, task.vocab_size, task.vocab_size)
     batch = task.eval_set
     params = model.init(jax.random.PRNGKey(0), batch.source, batch.target_inputs)["params"]
-    steps, _ = held_out.probes(task.eval_lengths, 3)
+    steps, *_ = held_out.probes(task.eval_lengths, 3)
     read = jax.jit(lambda params, steps: held_out.implicit_map(
         model, params, batch, config.analysis, steps)[0])
     whole, drawn = read(params, None), read(params, steps)
@@ -178,6 +196,9 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     with_weights = family == "transformer"
     assert (f"eval/implicit_tau/{seen}" in final) == with_weights
     assert (f"eval/ablation_drop_explicit/{seen}" in final) == with_weights
+    for control in held_out.CONTROLS:  # one-token sources have no other token: left out
+        assert (f"eval/ablation_drop_{control}/{seen}" in final) == with_weights
+        assert not with_weights or np.isfinite(final[f"eval/ablation_drop_{control}/{seen}"])
     assert (f"eval/rollout_align_acc/{seen}" in final) == with_weights
     if with_weights:
         assert -1.0 <= final[f"eval/implicit_tau/{seen}"] <= 1.0

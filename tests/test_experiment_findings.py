@@ -724,17 +724,42 @@ def test_the_faithfulness_observation_reads_only_solved_settings_with_weights(tm
     assert f"{len(evi._settings()) - 7} settings × tasks solved" in finding.ours
 
 
-def _translation_implicit_record(results, explicit, implicit, seeds=(0, 1, 2)):
+def _translation_implicit_record(results, explicit, implicit, seeds=(0, 1, 2),
+                                 diagonal=None):
     """The Multi30k sweep's report: each of its 3 settings with the given drops (nats)
-    for the weights' and the implicit map's top piece, and 0.1 for a random one."""
+    for the weights' and the implicit map's top piece, 0.1 for a random one, and the
+    diagonal piece's where given (members analysed before that control have none)."""
     evi = EXPERIMENTS["explicit_vs_implicit"]
     rows = [{"setting": evi.sweeps.member_name(setting), "seed": seed, "status": "finished",
              "test/bleu": _around(39.0, seed), "implicit_tau/test": _around(0.3, seed),
              evi.TRANSLATION_DROP.format("explicit"): _around(explicit, seed),
              evi.TRANSLATION_DROP.format("implicit"): _around(implicit, seed),
-             evi.TRANSLATION_DROP.format("random"): _around(0.1, seed)}
+             evi.TRANSLATION_DROP.format("random"): _around(0.1, seed),
+             **({} if diagonal is None else
+                {evi.TRANSLATION_DROP.format("diagonal"): _around(diagonal, seed)})}
             for setting in evi._multi30k_formulations() for seed in seeds]
     _write_report(results, rows)
+
+
+@pytest.mark.parametrize("diagonal, expected", [
+    (0.2, "holds"), (0.45, "inconclusive"), (0.9, "does not hold")])
+def test_the_diagonal_control_waits_for_its_column_then_follows_the_same_rule(
+        tmp_path, diagonal, expected):
+    """The row written after the first two were decided: pending while any member was
+    analysed before the diagonal control existed; then Welch over seeds, Holm over the
+    3 settings, at least 0.1 nats, as the others."""
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    key = "translation-weights-beat-diagonal-multi30k"
+    record = tmp_path / "explicit_vs_implicit_translation_multi30k"
+    _translation_implicit_record(record, 0.5, 0.9)
+    found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
+    assert found[key].verdict == "pending"
+    assert "0 of 9 members analysed with the diagonal control" in found[key].ours
+    assert "registered rule" in found[key].why
+    _translation_implicit_record(record, 0.5, 0.9, diagonal=diagonal)
+    found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
+    assert found[key].verdict == expected
+    assert found["translation-weights-faithful-multi30k"].verdict == "holds"
 
 
 @pytest.mark.parametrize("explicit, implicit, expected", [

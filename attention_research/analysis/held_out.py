@@ -18,6 +18,12 @@ that evaluation.range_metrics turns them into per-range means):
 * ``drop_explicit``, ``drop_implicit``, ``drop_random`` — the log-probability drop at
   the first drawn step when the source token ranked highest by the explicit weights,
   by the implicit map, or a random real one is zeroed (agreement.py);
+* ``drop_other`` and ``drop_diagonal`` (models with weights) — two controls for the
+  weights' token stronger than a random one, which is the weights' own token with
+  probability 1/L (an audit as Jain & Wallace and Wiegreffe & Pinter asked for them):
+  a random real token other than the weights' (NaN where the source has one token),
+  and the content-blind token on the diagonal, position round((t + ½)·L/T − ½) of a
+  source of L tokens at step t of a target of T (``diagonal``);
 * ``rollout_hits`` / ``rollout_steps`` — the Transformer's rollout (rollout.py), at
   every step (it costs one forward pass; where the alignment is known);
 * ``*_any_hits`` — the same alignment counts with any source position that holds the
@@ -43,8 +49,10 @@ import numpy as np
 from attention_research.analysis import agreement, implicit, rollout
 from attention_research.data import EOS, PAD
 
-# The ablation's choices of the source token to zero (explicit: models with weights).
+# The ablation's choices of the source token to zero (explicit, other and diagonal:
+# models with weights).
 DROPS = ("explicit", "implicit", "random")
+CONTROLS = ("other", "diagonal")
 # Attribution methods whose alignment is read beside the configured one's: each costs
 # one Jacobian at x (integrated gradients costs analysis.steps of them).
 BESIDE = ("gradient", "gradient_x_input")
@@ -56,14 +64,34 @@ def enabled(config) -> bool:
 
 def probes(lengths, target_steps: int, seed: int = 0, target_lengths=None):
     """The fixed draws for held-out examples of source ``lengths`` [N]: (target steps
-    t < ``target_lengths`` [N, max(K, 1)], one random real source position [N]),
+    t < ``target_lengths`` [N, max(K, 1)], one random real source position [N], one
+    uniform number in [0, 1) [N] that picks the random token other than the weights'),
     uniform. ``target_lengths``: the target tokens before EOS (a symbol task's: the
-    source length, its default); at least one step is drawn from."""
+    source length, its default); at least one step is drawn from. Each draw follows the
+    ones before it, so a draw added later leaves the earlier ones as they were."""
     rng = np.random.default_rng(seed)
     lengths = np.maximum(np.asarray(lengths), 1)
     targets = lengths if target_lengths is None else np.maximum(np.asarray(target_lengths), 1)
     steps = rng.integers(0, targets[:, None], size=(len(lengths), max(target_steps, 1)))
-    return steps.astype(np.int32), rng.integers(0, lengths).astype(np.int32)
+    random = rng.integers(0, lengths).astype(np.int32)
+    return steps.astype(np.int32), random, rng.random(len(lengths)).astype(np.float32)
+
+
+def diagonal(steps, source_lengths, target_lengths):
+    """The source position on the diagonal at target ``steps`` [B]: round((t + ½)·L/T
+    − ½) for L source and T target tokens (before EOS), within [0, L − 1]; t itself
+    where L = T (copy's alignment). A control that reads no content."""
+    lengths = jnp.maximum(source_lengths, 1)
+    position = jnp.round((steps + 0.5) * lengths / jnp.maximum(target_lengths, 1) - 0.5)
+    return jnp.clip(position, 0, lengths - 1).astype(jnp.int32)
+
+
+def other_than(top, lengths, uniform):
+    """A uniform real source position other than ``top`` [B] (``uniform`` [B] in [0,
+    1)), and whether there is one (a source of one token has none)."""
+    lengths = jnp.maximum(lengths, 1)
+    offset = jnp.minimum(jnp.floor(uniform * (lengths - 1)), lengths - 2).astype(jnp.int32)
+    return (top + 1 + offset) % lengths, lengths > 1
 
 
 def _sub_batch_size(total: int, wanted: int) -> int:
@@ -106,7 +134,7 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
         return x.reshape((-1, size) + x.shape[1:])
 
     def one(part):
-        sub, explicit, where, holds, (sampled, random) = part
+        sub, explicit, where, holds, (sampled, random, uniform) = part
         steps = sampled if options.target_steps else None
         found, x, log_probs = implicit_map(model, params, sub, options, steps)
         if steps is None:  # every step read: the ablation's step is the first drawn
@@ -141,10 +169,17 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
             counted = defined & (where_read >= 0)
             stats["tau_sum"] = jnp.sum(jnp.where(counted, tau, 0.0), axis=1)
             stats["tau_steps"] = jnp.sum(counted, axis=1)
-            columns.insert(0, jnp.argmax(_at(explicit, sampled[:, :1])[:, 0], -1))
+            top = jnp.argmax(_at(explicit, sampled[:, :1])[:, 0], -1)
+            source_lengths = jnp.sum(sub.source != PAD, -1)
+            other, has_other = other_than(top, source_lengths, uniform)
+            on_diagonal = diagonal(ablated, source_lengths,
+                                   jnp.sum(sub.targets != PAD, -1) - 1)
+            columns = [top, *columns, other, on_diagonal]
         drops = agreement.ablation_drops(log_probs, x, ablated, jnp.stack(columns, 1))
-        for k, name in enumerate(DROPS if explicit is not None else DROPS[1:]):
+        for k, name in enumerate(DROPS + CONTROLS if explicit is not None else DROPS[1:]):
             stats[f"drop_{name}"] = drops[:, k]
+        if explicit is not None:
+            stats["drop_other"] = jnp.where(has_other, stats["drop_other"], jnp.nan)
         if transformer and known:
             rolled = rollout.model_rollout(model, params, sub.source, sub.target_inputs,
                                            options.rollout_residual)
