@@ -300,7 +300,12 @@ _WEAKEST_CONTROL = (
 _DIAGONAL = (
     "The diagonal piece, at round((t + ½)·L/T − ½) of a source of L pieces at step t of a "
     "target of T, reads no content: it is where a monotone alignment would look, a "
-    "control a random piece is not. The draws are the same for every member")
+    "control a random piece is not. How often it is the weights' own piece (both arms "
+    "then drop the same) is not measured. The row compares one argmax with one position: "
+    "it does not show that the weights explain the output (τ with integrated gradients "
+    "above; no other or adversarial weights are tried), and it reads the reference's "
+    "piece teacher-forced, not the model's own output. Drops compare within a setting, "
+    "not across families. The draws are the same for every member")
 
 
 def _within_seeds(pairs) -> str:

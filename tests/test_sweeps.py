@@ -667,3 +667,21 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
     samples = {s: v for s, v in values.items()}
     assert "score-cosine (" in reports.verdict(samples, rule=stats.ACCURACY)
     assert "1 of 3 seeds failed" in reports.verdict(samples, rule=stats.ACCURACY)
+
+
+def test_an_adoption_of_an_adopted_run_still_names_the_run_that_trained_it(tmp_path):
+    """adopt.mark: a donor that was itself adopted passes on where its training came
+    from (donor_adopted_from), and compare_final carries it into the summary."""
+    from attention_research.training import adopt
+    donor = tmp_path / "donor"
+    donor.mkdir()
+    trained_by = {"member": "/elsewhere/seed-0", "name": "first_sweep", "same_final": True}
+    (donor / "summary.json").write_text(json.dumps({
+        "name": "second_sweep", "wall_time_s": 5.0, "code": {"commit": "abc", "changed": False},
+        "adopted_from": trained_by, "members": [{"final": {"eval/x": 1.0}}]}))
+    member = tmp_path / "member"
+    member.mkdir()
+    adopt.mark(adopt.Donor(donor, tmp_path / "checkpoints", 8, None), member)
+    record = adopt.adopted(member)
+    assert record["donor_adopted_from"] == trained_by
+    assert adopt.compare_final(record, {"eval/x": 1.0})["donor_adopted_from"] == trained_by

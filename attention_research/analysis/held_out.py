@@ -80,7 +80,8 @@ def probes(lengths, target_steps: int, seed: int = 0, target_lengths=None):
 def diagonal(steps, source_lengths, target_lengths):
     """The source position on the diagonal at target ``steps`` [B]: round((t + ½)·L/T
     − ½) for L source and T target tokens (before EOS), within [0, L − 1]; t itself
-    where L = T (copy's alignment). A control that reads no content."""
+    where L = T (copy's alignment). A control that reads no content. ``jnp.round``
+    rounds halves to even: a tie between two positions goes to the even one."""
     lengths = jnp.maximum(source_lengths, 1)
     position = jnp.round((steps + 0.5) * lengths / jnp.maximum(target_lengths, 1) - 0.5)
     return jnp.clip(position, 0, lengths - 1).astype(jnp.int32)

@@ -5,12 +5,13 @@ Multi30k RNNs, for one, are luong_table4's ``score-additive`` and ``score-dot`` 
 with an analysis added after training. A member whose config equals a finished member
 of the sweep in DIR in every field but those read only after training
 (``AFTER_TRAINING``: the run's name, the implicit analysis, extra splits translated at
-the end, the search of a tuned length penalty) and the resource fields (but ``_NOT_ADOPTABLE_RESOURCES``) starts from that
-member's last checkpoint and logs instead of training again: training is seeded by
-``config.seed`` alone, so the run would be the same. Its final evaluation, analysis,
-plots and summary are its own; summary.json says where the training came from
-(``adopted_from``: the donor's run, code, devices and wall time, and whether every final
-metric the donor measured came out the same).
+the end, the search of a tuned length penalty) and the resource fields (but
+``_NOT_ADOPTABLE_RESOURCES``) starts from that member's last checkpoint and logs
+instead of training again: training is seeded by ``config.seed`` alone, so the run
+would be the same. Its final evaluation, analysis, plots and summary are its own;
+summary.json says where the training came from (``adopted_from``: the donor's run,
+code, devices and wall time, whether every final metric the donor measured came out
+the same, and, where the donor was adopted too, its own ``donor_adopted_from``).
 
 Two more differences leave the run the same. Fields the member's model family never
 reads (``Family.ignores``: a Transformer's RNN fields). And ``train.best_metric``, which
@@ -201,6 +202,10 @@ def mark(donor: Donor, member: Path):
         "member": str(donor.member.absolute()), "checkpoint": str(donor.checkpoints.absolute()),
         "step": donor.step, "wall_time_s": summary.get("wall_time_s"),
         **{key: summary.get(key) for key in ("name", "code", "software", "devices")},
+        # A donor that was itself adopted names the run that trained it: kept, so that a
+        # chain of adoptions still ends at the training.
+        **({"donor_adopted_from": summary["adopted_from"]}
+           if summary.get("adopted_from") else {}),
         "final": (summary.get("members") or [{}])[0].get("final", {})}, indent=2) + "\n")
 
 

@@ -487,6 +487,10 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     with no checkpoint yet, the finished run of another sweep it starts from
     (``adopt.py``): its logs are copied in once the lock is held.
     """
+    # The code this process runs is the checkout's when it begins, not when a summary is
+    # written hours later (code_version is cached from its first call; an audit found a
+    # sweep's later members named a commit made while they trained).
+    code_version()
     for config in configs:
         validate(config)
     finished = None if refinish else finished_summaries(configs, workdirs, resume_with)
