@@ -278,8 +278,6 @@ def quiet_library_tracebacks(record) -> bool:
 
 
 def run():
-    from attention_research.workdir import code_version
-    code_version()  # the checkout as this process starts (cached): what its summaries name
     logging.set_verbosity(logging.WARNING)  # orbax logs every save at INFO
     if not _VERBOSE.value:
         logging.get_absl_handler().addFilter(quiet_library_tracebacks)

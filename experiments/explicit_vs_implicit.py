@@ -234,20 +234,21 @@ def _translation_findings(results):
     from attention_research import stats
     rows = f.report_rows(results)
     settings = [sweeps.member_name(s) for s in _multi30k_formulations()]
+    # (key, (first, second) drop compared, how the rule names them, what the row adds)
     rules = (("translation-weights-faithful-multi30k", ("explicit", "random"),
-              "the weights' top piece against a random one"),
+              "the weights' top piece against a random one", lambda _: _WEAKEST_CONTROL),
              ("translation-implicit-more-faithful-multi30k", ("implicit", "explicit"),
-              "the implicit map's top piece against the weights' top piece"),
+              "the implicit map's top piece against the weights' top piece", _within_seeds),
              ("translation-weights-beat-diagonal-multi30k", ("explicit", "diagonal"),
-              "the weights' top piece against the diagonal one"))
+              "the weights' top piece against the diagonal one", lambda _: _DIAGONAL))
     complete = f.finished_members(rows, settings, len(SEEDS))
     if complete < len(settings) * len(SEEDS):
         what = f"Multi30k, additive, dot and the Transformer: {f.progress(results, rows, settings, len(SEEDS))}"
-        return [_pending(f, key, what, how) for key, _, how in rules]
+        return [_pending(f, key, what, how) for key, _, how, _ in rules]
     cell = lambda values, digits=3: stats.t_interval(values).cell(digits)  # noqa: E731
     short = {settings[0]: "additive", settings[1]: "dot", settings[2]: "the Transformer"}
     out = []
-    for key, (first, second), how in rules:
+    for key, (first, second), how, note in rules:
         measured = sum(v is not None for s in settings
                        for v in f.column(rows, TRANSLATION_DROP.format(second), setting=s))
         if measured < len(settings) * len(SEEDS):  # members analysed before the control
@@ -264,8 +265,7 @@ def _translation_findings(results):
             f"{cell(f.column(rows, 'implicit_tau/test', setting=s))}): {first} "
             f"{cell(a)} against {second} {cell(b)} nats ({answer})"
             for s, (a, b), (_, answer) in zip(settings, pairs, answers))
-            + ". " + {"random": _WEAKEST_CONTROL, "explicit": _within_seeds(pairs),
-                      "diagonal": _DIAGONAL}[second])
+            + ". " + note(pairs))
         out.append(f.Finding(key, _CLAIMS[key], None, ours,
                              _verdict(answers, reversed_answers), _rule(how)))
     return out

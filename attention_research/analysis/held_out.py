@@ -171,9 +171,8 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
             stats["tau_sum"] = jnp.sum(jnp.where(counted, tau, 0.0), axis=1)
             stats["tau_steps"] = jnp.sum(counted, axis=1)
             top = jnp.argmax(_at(explicit, sampled[:, :1])[:, 0], -1)
-            source_lengths = jnp.sum(sub.source != PAD, -1)
-            other, has_other = other_than(top, source_lengths, uniform)
-            on_diagonal = diagonal(ablated, source_lengths,
+            other, has_other = other_than(top, sub.source_lengths, uniform)
+            on_diagonal = diagonal(ablated, sub.source_lengths,
                                    jnp.sum(sub.targets != PAD, -1) - 1)
             columns = [top, *columns, other, on_diagonal]
         drops = agreement.ablation_drops(log_probs, x, ablated, jnp.stack(columns, 1))
