@@ -58,8 +58,9 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
 def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
     """One member's per-example analysis statistics (analysis/held_out.py) ->
     {'eval/<metric>/<range>': value}: the implicit map's alignment accuracy, its
-    Kendall τ with the explicit weights, the rollout's alignment accuracy and the
-    ablation drops (nats, mean over examples)."""
+    Kendall τ with the explicit weights, the rollout's alignment accuracy, the
+    ablation drops (nats, mean over examples; an example's NaN, no such token, left
+    out) and the overlaps (the share of examples whose token is the weights' top)."""
     metrics = {}
     for name, first, last in ranges:
         rows = (lengths >= first) & (lengths <= last)
@@ -77,6 +78,10 @@ def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
             metrics[f"eval/implicit_tau/{name}"] = ratio("tau_sum", "tau_steps")
         if "rollout_hits" in stats:
             metrics[f"eval/rollout_align_acc/{name}"] = ratio("rollout_hits", "rollout_steps")
+        for key in (k for k in stats if k.startswith("overlap_")):
+            # The share of examples whose token is the weights' top (held_out.OVERLAPS).
+            metrics[f"eval/{key}/{name}"] = (float(stats[key][rows].mean()) if rows.any()
+                                             else float("nan"))
         for key in (k for k in stats if k.startswith("drop_")):
             # NaN: no such token in that example (drop_other of a one-token source).
             kept = rows & ~np.isnan(stats[key])

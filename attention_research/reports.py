@@ -437,7 +437,12 @@ def analysis_section(rows, settings, seen: str, label: str | None = None) -> str
                ("ablation_drop_implicit", "drop: implicit argmax zeroed"),
                ("ablation_drop_random", "drop: random token zeroed"),
                ("ablation_drop_other", "drop: random token but the explicit argmax zeroed"),
-               ("ablation_drop_diagonal", "drop: diagonal token zeroed")]
+               ("ablation_drop_diagonal", "drop: diagonal token zeroed"),
+               ("ablation_drop_diagonal_other",
+                "drop: diagonal token zeroed, where it is not the explicit argmax"),
+               ("overlap_diagonal", "share: diagonal token is the explicit argmax"),
+               ("overlap_implicit", "share: implicit argmax is the explicit argmax"),
+               ("overlap_random", "share: random token is the explicit argmax")]
     columns = [(k, name) for k, name in columns
                if any(r.get(f"{k}/{seen}") is not None for r in rows)]
     table = []

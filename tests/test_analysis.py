@@ -135,6 +135,24 @@ def test_the_stronger_controls_are_the_diagonal_and_a_token_other_than_the_weigh
     assert not bool(there[0])
 
 
+def test_the_overlaps_are_shares_of_examples_and_a_nan_drop_is_left_out():
+    """evaluation.analysis_metrics: ``overlap_*`` is the share of examples in range
+    whose token is the weights' top; ``drop_diagonal_other`` the mean over the examples
+    whose diagonal token is not it (NaN there otherwise), NaN where none is left."""
+    from attention_research import evaluation
+    stats = {"overlap_diagonal": np.array([1.0, 0.0, 0.0, 1.0]),
+             "drop_diagonal": np.array([3.0, 1.0, 2.0, 5.0]),
+             "drop_diagonal_other": np.array([np.nan, 1.0, 2.0, np.nan])}
+    metrics = evaluation.analysis_metrics(stats, np.array([2, 2, 3, 3]),
+                                          [("all", 0, 9), ("len3", 3, 3), ("len9", 9, 9)])
+    assert metrics["eval/overlap_diagonal/all"] == 0.5
+    assert metrics["eval/ablation_drop_diagonal/all"] == 2.75
+    assert metrics["eval/ablation_drop_diagonal_other/all"] == 1.5
+    assert metrics["eval/ablation_drop_diagonal_other/len3"] == 2.0
+    assert np.isnan(metrics["eval/overlap_diagonal/len9"])
+    assert np.isnan(metrics["eval/ablation_drop_diagonal_other/len9"])
+
+
 def test_the_implicit_map_at_drawn_steps_is_the_whole_map_at_those_steps():
     """What the metrics read with analysis.target_steps > 0: the whole map's rows at the
     drawn steps, from K backward passes instead of T."""
@@ -199,6 +217,12 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     for control in held_out.CONTROLS:  # one-token sources have no other token: left out
         assert (f"eval/ablation_drop_{control}/{seen}" in final) == with_weights
         assert not with_weights or np.isfinite(final[f"eval/ablation_drop_{control}/{seen}"])
+    for name in held_out.OVERLAPS:  # shares of examples whose token is the weights' top
+        assert (f"eval/overlap_{name}/{seen}" in final) == with_weights
+        assert not with_weights or 0.0 <= final[f"eval/overlap_{name}/{seen}"] <= 1.0
+    if with_weights:  # NaN only where every diagonal token is the weights' top
+        assert (final[f"eval/overlap_diagonal/{seen}"] == 1.0) == np.isnan(
+            final[f"eval/ablation_drop_diagonal_other/{seen}"])
     assert (f"eval/rollout_align_acc/{seen}" in final) == with_weights
     if with_weights:
         assert -1.0 <= final[f"eval/implicit_tau/{seen}"] <= 1.0

@@ -24,6 +24,11 @@ that evaluation.range_metrics turns them into per-range means):
   a random real token other than the weights' (NaN where the source has one token),
   and the content-blind token on the diagonal, position round((t + ½)·L/T − ½) of a
   source of L tokens at step t of a target of T (``diagonal``);
+* ``drop_diagonal_other`` and ``overlap_*`` (models with weights) — how much of the
+  diagonal control is the weights' own token: the diagonal drop where the diagonal
+  token is not the weights' top (NaN where it is), and the share of examples where the
+  diagonal, the implicit map's top or the random token is the weights' top (the
+  second audit asked for the first);
 * ``rollout_hits`` / ``rollout_steps`` — the Transformer's rollout (rollout.py), at
   every step (it costs one forward pass; where the alignment is known);
 * ``*_any_hits`` — the same alignment counts with any source position that holds the
@@ -53,6 +58,8 @@ from attention_research.data import EOS, PAD
 # models with weights).
 DROPS = ("explicit", "implicit", "random")
 CONTROLS = ("other", "diagonal")
+# Tokens compared with the weights' top one: ``overlap_<name>`` is 1 where they agree.
+OVERLAPS = ("diagonal", "implicit", "random")
 # Attribution methods whose alignment is read beside the configured one's: each costs
 # one Jacobian at x (integrated gradients costs analysis.steps of them).
 BESIDE = ("gradient", "gradient_x_input")
@@ -180,6 +187,10 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
             stats[f"drop_{name}"] = drops[:, k]
         if explicit is not None:
             stats["drop_other"] = jnp.where(has_other, stats["drop_other"], jnp.nan)
+            stats["drop_diagonal_other"] = jnp.where(on_diagonal != top,
+                                                     stats["drop_diagonal"], jnp.nan)
+            for name, position in zip(OVERLAPS, (on_diagonal, implicit_top, random)):
+                stats[f"overlap_{name}"] = (position == top).astype(jnp.float32)
         if transformer and known:
             rolled = rollout.model_rollout(model, params, sub.source, sub.target_inputs,
                                            options.rollout_residual)
