@@ -12,7 +12,8 @@ into one page, so no number on it is typed by hand:
     python -m attention_research.findings            # rebuild experiments/FINDINGS.md
     python -m attention_research.findings --redraw   # first redraw every recorded report
 
-Every "reproduced" and "holds" verdict is replicated on fresh seeds (issue 35): an
+Every verdict that separates — "reproduced" and "holds", and their opposites "not
+reproduced" and "does not hold" (``OPPOSITE``) — is replicated on fresh seeds (issue 35): an
 experiment lists the findings its replication sweep decides (``REPLICATED``: train it
 with ``python launch.py --config=experiments/NAME.py:replicate``, seeds
 ``REPLICATION_SEEDS``, recorded in ``results/NAME_replication``) and the ones too costly
@@ -54,8 +55,11 @@ VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
 OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
 COMMAND = "python -m attention_research.findings"
 REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
-REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
-CONTRARY = ("not reproduced", "does not hold")  # what fresh seeds contradicting them give
+# The verdicts a replication must repeat: every separation, either way (a claim found
+# false by a test is a positive finding too), each with the verdict that contradicts it.
+OPPOSITE = {"reproduced": "not reproduced", "holds": "does not hold",
+            "not reproduced": "reproduced", "does not hold": "holds"}
+REPLICABLE = tuple(OPPOSITE)
 
 
 @dataclass(frozen=True)
@@ -360,7 +364,7 @@ def with_replication(module, own: list[Finding], folder: Path,
                           f"({command})" + (f"; {again.ours}" if again else ""), "pending")
         elif again.verdict == finding.verdict:
             text, word = f"replicated on {seeds} ({again.verdict}): {again.ours}", "yes"
-        elif again.verdict in CONTRARY:
+        elif again.verdict == OPPOSITE[finding.verdict]:
             verdict = "inconclusive"
             text, word = (f"contradicted: {seeds} give {again.verdict} ({again.ours}); the "
                           f"first seeds gave {finding.verdict}"), "contradicted"

@@ -65,6 +65,22 @@ def test_a_verdict_stands_only_if_fresh_seeds_repeat_it(tmp_path, fresh, verdict
         assert "seeds 100–102 (holds): 3 seeds" in found.replication
 
 
+@pytest.mark.parametrize("fresh, verdict, word", [
+    ("does not hold", "does not hold", "yes"),
+    ("holds", "inconclusive", "contradicted"),
+    ("inconclusive", "inconclusive", "not confirmed"),
+])
+def test_a_claim_found_false_is_replicated_too(tmp_path, fresh, verdict, word):
+    """A separation the other way ("does not hold", "not reproduced") is a finding as
+    well: fresh seeds must repeat it, and "holds" contradicts it."""
+    (tmp_path / "x_replication").mkdir()
+    module = _module(lambda folder, seeds: fresh if seeds == findings.REPLICATION_SEEDS
+                     else "does not hold")
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication")
+    assert (found.verdict, found.replicated) == (verdict, word)
+
+
 def test_a_verdict_without_a_replication_says_why(tmp_path):
     module = _module(lambda folder, seeds: "holds", replicated=())
     found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
@@ -72,7 +88,7 @@ def test_a_verdict_without_a_replication_says_why(tmp_path):
     module = _module(lambda folder, seeds: "holds", costly={"claim": "8 CPU-hours"})
     found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
     assert found.replication == "not replicated (cost: 8 CPU-hours)"
-    # Only reproduced / holds verdicts need one.
+    # Only verdicts that separate need one.
     module = _module(lambda folder, seeds: "inconclusive")
     found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
     assert found.replication is None and found.replicated == ""
