@@ -12,8 +12,9 @@ into one page, so no number on it is typed by hand:
     python -m attention_research.findings            # rebuild experiments/FINDINGS.md
     python -m attention_research.findings --redraw   # first redraw every recorded report
 
-Every verdict that separates — "reproduced" and "holds", and their opposites "not
-reproduced" and "does not hold" (``OPPOSITE``) — is replicated on fresh seeds (issue 35): an
+Every "reproduced" and "holds" verdict is replicated on fresh seeds (issue 35), and a "not
+reproduced" or "does not hold" one where the experiment's test separated the claim the
+other way (``SEPARATES_BOTH_WAYS``, a tuple of their keys): an
 experiment lists the findings its replication sweep decides (``REPLICATED``: train it
 with ``python launch.py --config=experiments/NAME.py:replicate``, seeds
 ``REPLICATION_SEEDS``, recorded in ``results/NAME_replication``) and the ones too costly
@@ -55,11 +56,14 @@ VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
 OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
 COMMAND = "python -m attention_research.findings"
 REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
-# The verdicts a replication must repeat: every separation, either way (a claim found
-# false by a test is a positive finding too), each with the verdict that contradicts it.
+REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
+CONTRARY = ("not reproduced", "does not hold")  # what fresh seeds contradicting them give
+# A contrary verdict is replicated too where the experiment's test reached it by
+# separating the claim the other way (``SEPARATES_BOTH_WAYS``: those findings' keys): a
+# claim a test found false is a positive finding as well. Not every rule's contrary
+# verdict is a test's (some name the highest mean), so each experiment says which are.
 OPPOSITE = {"reproduced": "not reproduced", "holds": "does not hold",
             "not reproduced": "reproduced", "does not hold": "holds"}
-REPLICABLE = tuple(OPPOSITE)
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ class Finding:
     verdict: str  # one of VERDICTS (OBSERVATION_VERDICTS for an observation)
     why: str  # the test behind the verdict
     plot: str | None = None  # relative to experiments/
-    replication: str | None = None  # what fresh seeds gave (REPLICABLE verdicts only)
+    replication: str | None = None  # what fresh seeds gave (replicable verdicts only)
     replicated: str = ""  # the summary table's word for it: yes / no / pending / …
     # The records that hold its fresh seeds (NAME_replication folders), for the page's link.
     replication_records: tuple = ()
@@ -345,7 +349,8 @@ def with_replication(module, own: list[Finding], folder: Path,
                                                f"seeds {chosen[0]}–{chosen[-1]}",
                                                differing, folder, revised[finding.key]))
             continue
-        if finding.verdict not in REPLICABLE:
+        both_ways = finding.key in getattr(module, "SEPARATES_BOTH_WAYS", ())
+        if not (finding.verdict in REPLICABLE or both_ways and finding.verdict in CONTRARY):
             out.append(finding)
             continue
         again = fresh.get(finding.key)
@@ -445,7 +450,7 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
 
 
 def _tally(found) -> str:
-    """How the reproduced / holds verdicts stand with their replications."""
+    """How the replicable verdicts stand with their replications."""
     revised = {"pending (revised)": "to be decided", "revised rule": "decided"}
     words = [f.replicated for _, f in found if f.replicated and f.replicated not in revised]
     counts = {w: words.count(w) for w in dict.fromkeys(words)}
@@ -453,7 +458,7 @@ def _tally(found) -> str:
              "not confirmed": "not confirmed by fresh seeds that decide neither way (now "
                               "inconclusive)",
              "contradicted": "contradicted by fresh seeds (now inconclusive)"}
-    tally = (f"of {len(words)} reproduced or holds verdicts, " + ", ".join(
+    tally = (f"of {len(words)} verdicts that separate, " + ", ".join(
         f"{n} {names.get(w, w)}" for w, n in counts.items()))
     later = [f.replicated for _, f in found if f.replicated in revised]
     if later:
@@ -476,7 +481,8 @@ def page(found) -> str:
             "`experiments/results/` alone; do not edit by hand. Each row: the paper's claim "
             "and number, ours with its 95% interval over seeds, and the verdict the "
             f"experiment's `findings()` reaches by the test it names. {counts}. Every "
-            "reproduced or holds verdict is rerun on seeds never used before (3 of them, "
+            "reproduced or holds verdict, and a not reproduced or does not hold one that "
+            "a test separated the other way, is rerun on seeds never used before (3 of them, "
             "fewer than most first runs: a replicate has less power); one the fresh seeds "
             "do not repeat is inconclusive (the 'replicated' column; each section says what "
             "the fresh seeds gave, or why they were not run). Until its replication is "

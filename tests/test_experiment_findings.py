@@ -481,6 +481,17 @@ def test_luong_table4_rows_of_several_pairs_are_intersection_union_tests():
     assert row([None, None], [None, None]) is None
 
 
+def test_luong_table4_adjusts_a_pair_within_each_row_it_is_in():
+    holm = EXPERIMENTS["luong_table4"].holm_by_row
+    shared, other = ("a", "b"), ("c", "d")
+    rows = {"small": [shared], "large": [shared, other, ("e", "f")], "later": [("x", "y")]}
+    p = {shared: 0.02, other: 0.01, ("e", "f"): 0.5}
+    adjusted = holm(rows, [shared, other, ("e", "f")], p)
+    assert adjusted["small"][shared] == pytest.approx(0.02)  # alone in its row
+    assert adjusted["large"][shared] == pytest.approx(0.04)  # second of three: × 2
+    assert adjusted["later"] == {}  # not recorded yet
+
+
 @pytest.mark.slow
 def test_luong_table4_verdicts_resample_the_seeds(tmp_path):
     """Global dot's seeds drop 0, 0 and 2 words, general's 1 each: the seed means differ

@@ -72,10 +72,16 @@ def test_a_verdict_stands_only_if_fresh_seeds_repeat_it(tmp_path, fresh, verdict
 ])
 def test_a_claim_found_false_is_replicated_too(tmp_path, fresh, verdict, word):
     """A separation the other way ("does not hold", "not reproduced") is a finding as
-    well: fresh seeds must repeat it, and "holds" contradicts it."""
+    well where the experiment's test reached it (SEPARATES_BOTH_WAYS): fresh seeds must
+    repeat it, and "holds" contradicts it. Elsewhere (a rule whose contrary verdict
+    names the highest mean, no test) it stands without a replication line."""
     (tmp_path / "x_replication").mkdir()
     module = _module(lambda folder, seeds: fresh if seeds == findings.REPLICATION_SEEDS
                      else "does not hold")
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication")
+    assert (found.verdict, found.replication) == ("does not hold", None)
+    module.SEPARATES_BOTH_WAYS = ("claim",)
     found, = findings.with_replication(module, module.findings(tmp_path / "x"),
                                        tmp_path / "x_replication")
     assert (found.verdict, found.replicated) == (verdict, word)
