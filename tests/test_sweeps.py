@@ -296,8 +296,8 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     donor = json.loads((donor_dir / "members" / "seed-1" / "summary.json").read_text())
     final, donor_final = adopted["members"][0]["final"], donor["members"][0]["final"]
     analysed = set(final) - set(donor_final)
-    assert analysed and all(k.startswith("eval/implicit") or "ablation_drop" in k
-                            for k in analysed)
+    assert analysed and all(k.startswith(("eval/implicit", "eval/overlap_"))
+                            or "ablation_drop" in k for k in analysed)
     assert {k: final[k] for k in donor_final} == donor_final
     assert donor["members"][0]["selected"]["step"] == 10
     # The kept value as BestParameters stores it (float32), and the member equals one
