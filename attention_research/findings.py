@@ -57,13 +57,14 @@ OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
 COMMAND = "python -m attention_research.findings"
 REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
 REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
-CONTRARY = ("not reproduced", "does not hold")  # what fresh seeds contradicting them give
+# Each separating verdict and the one that contradicts it.
+OPPOSITE = {"reproduced": "not reproduced", "holds": "does not hold",
+            "not reproduced": "reproduced", "does not hold": "holds"}
 # A contrary verdict is replicated too where the experiment's test reached it by
 # separating the claim the other way (``SEPARATES_BOTH_WAYS``: those findings' keys): a
 # claim a test found false is a positive finding as well. Not every rule's contrary
 # verdict is a test's (some name the highest mean), so each experiment says which are.
-OPPOSITE = {"reproduced": "not reproduced", "holds": "does not hold",
-            "not reproduced": "reproduced", "does not hold": "holds"}
+CONTRARY = tuple(OPPOSITE[verdict] for verdict in REPLICABLE)
 
 
 @dataclass(frozen=True)

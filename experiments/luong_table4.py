@@ -263,9 +263,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     # settings' sentence variances as if they were scored on different sentences). The
     # paired bootstrap, which holds these trained models fixed, describes these models
     # and is reported beside it.
-    sentences = len(references) if references is not None else len(
-        next(iter(systems.values()))[0])
-    everything = [(np.arange(sentences), 1.0)]
+    everything = [(np.arange(metrics.sentence_count(systems, references)), 1.0)]
     tests = {pair: metrics.paired_seed_test(systems, references, *pair, everything,
                                             n_samples=RESAMPLES) for pair in pairs}
     fixed = metrics.compare_settings(systems, references, pairs, n_samples=RESAMPLES)

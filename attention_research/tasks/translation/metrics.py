@@ -135,7 +135,7 @@ def read_sentence_table(path) -> tuple[np.ndarray, np.ndarray]:
     return rows[:, 0], rows[:, 1:11]
 
 
-def _count(systems, references) -> int:
+def sentence_count(systems, references) -> int:
     """How many test sentences: the references', or a given statistics array's rows."""
     if references is not None:
         return len(references)
@@ -214,7 +214,7 @@ def compare_settings(systems: dict[str, list[Sequence[str]]], references: Sequen
     seed counts, p two-sided, the interval d ± t_{df, 0.975} se (a bootstrap-t with
     Welch's reference). It also returns 'se' and 'df'.
     """
-    count = _count(systems, references)
+    count = sentence_count(systems, references)
     rng = np.random.default_rng(seed)
     # How often each sentence is drawn in each resample: sums become one matmul, in
     # float64 (BLAS; integer matmul is not) and exact, every sum being below 2^53.
