@@ -1338,3 +1338,10 @@ def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path)
     write("transformer256", 1)
     assert recipe.choice(tmp_path) == {"rnn": ("rnn256", 33.5),
                                        "transformer": ("transformer256", 36.5)}
+
+
+def test_luong_table4_on_multi30k_has_no_replication_to_train():
+    """Its first run decided no row, so ``:corpus=multi30k,replicate`` says so rather than
+    training fresh seeds of nothing (or, worse, ding_de_en's replication)."""
+    with pytest.raises(ValueError, match="decided no row"):
+        EXPERIMENTS["luong_table4"].get_sweep("corpus=multi30k,replicate")

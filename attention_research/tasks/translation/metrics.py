@@ -267,7 +267,9 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
       each bin, one draw for every seed of both settings (the paired bootstrap of
       Koehn 2004, which holds the trained models fixed).
     Welch's t on their sum, with Satterthwaite's degrees of freedom from the seeds'
-    part (the sentences' part has, in effect, infinitely many). With under 2 seeds on a
+    part (the sentences' part has, in effect, infinitely many). Slightly conservative:
+    the seeds' spread on one fixed test set already holds their interaction with its
+    sentences, which the bootstrap part counts again. With under 2 seeds on a
     side, or no variance at all, there is no test: the interval is unbounded, p = 1.
     Returns {'difference', 'low', 'high', 'p', 'se', 'df', 'seed_se', 'sentence_se',
     'a_value', 'b_value'}.
