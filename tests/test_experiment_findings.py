@@ -1345,3 +1345,18 @@ def test_luong_table4_on_multi30k_has_no_replication_to_train():
     training fresh seeds of nothing (or, worse, ding_de_en's replication)."""
     with pytest.raises(ValueError, match="decided no row"):
         EXPERIMENTS["luong_table4"].get_sweep("corpus=multi30k,replicate")
+
+
+def test_luong_table4_says_when_every_seed_lies_one_side_but_the_test_cannot_separate(
+        tmp_path):
+    """Multi30k's location row: every location seed under every dot seed, one of them far
+    under, so the seeds' spread keeps Welch's t on few degrees of freedom from
+    separating the pair; the row says so, and what 3 seeds against 3 can give at best."""
+    lt = EXPERIMENTS["luong_table4"]
+    record = tmp_path / "luong_table4_replication"
+    _luong_record(record, {s: [1, 1, 6] if s == "score-location" else 0 for s in lt.PAPER})
+    row = {f.key: f for f in lt.findings(record)}["luong-global-dot-over-location"]
+    assert row.verdict == "inconclusive"
+    assert "Every score-location seed is under every score-dot seed" in row.ours
+    assert "degrees of freedom) keeps the test from separating them" in row.ours
+    assert "two-sided p = 0.1" in row.ours
