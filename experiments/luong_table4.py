@@ -358,14 +358,15 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
         """Each seed's BLEU, and whether every seed of one setting lies beyond every seed
         of the other: a direction the test may not separate when one side's seeds spread
         widely (an audit as Luong: every Multi30k location seed is under every dot seed)."""
-        a, b = (bleu(name) for name in pair)
+        values = {name: bleu(name) for name in pair}
+        a, b = values.values()
         text = "; per seed: " + "; ".join(
-            f"{name} " + ", ".join(f"{v:.2f}" for v in bleu(name)) for name in pair)
+            f"{name} " + ", ".join(f"{v:.2f}" for v in seeds) for name, seeds in values.items())
         if min(a) > max(b) or max(a) < min(b):
             above, below = pair if min(a) > max(b) else pair[::-1]
             text += (f". Every {below} seed is under every {above} seed, by "
-                     f"{min(bleu(above)) - max(bleu(below)):.2f} to "
-                     f"{max(bleu(above)) - min(bleu(below)):.2f} BLEU")
+                     f"{min(values[above]) - max(values[below]):.2f} to "
+                     f"{max(values[above]) - min(values[below]):.2f} BLEU")
             if tests[pair]["p"] >= stats.LEVEL:
                 text += (f"; the seeds' spread (standard error {tests[pair]['seed_se']:.2f}, "
                          f"{tests[pair]['df']:.1f} degrees of freedom) keeps the test from "
