@@ -783,6 +783,25 @@ def test_the_diagonal_control_waits_for_its_column_then_follows_the_same_rule(
     found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
     assert found[key].verdict == expected
     assert found["translation-weights-faithful-multi30k"].verdict == "holds"
+    assert "is not measured in this record" in found[key].ours
+
+
+def test_the_diagonal_row_reports_its_overlap_with_the_weights_top_piece(tmp_path):
+    """Where members carry ``overlap_diagonal`` (the fourth audit), the row says how
+    often the diagonal is the weights' own piece, in how many members it was measured,
+    and what the diagonal costs elsewhere beside a random piece."""
+    evi = EXPERIMENTS["explicit_vs_implicit"]
+    record = tmp_path / "explicit_vs_implicit_translation_multi30k"
+    _translation_implicit_record(record, 0.5, 0.9, diagonal=0.2)
+    rows = findings.read_table(record / "summary.csv")
+    for i, row in enumerate(rows[:5]):  # the others were analysed before the overlap
+        row["overlap_diagonal/test"] = 0.40 + 0.01 * i
+        row[evi.TRANSLATION_DROP.format("diagonal_other")] = 0.05
+    _write_report(record, rows)
+    found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
+    ours = found["translation-weights-beat-diagonal-multi30k"].ours
+    assert "weights' own top piece in 40%–44% of sentences (5 of 9 members measured" in ours
+    assert "it costs 0.05–0.05 nats" in ours and "random piece costs (0.08–0.10)" in ours
 
 
 @pytest.mark.parametrize("explicit, implicit, expected", [
