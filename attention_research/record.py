@@ -246,14 +246,23 @@ def redraw(destination) -> int:
     files with today's report code (the task's ``write_sweep_report``); returns how many
     members it read. Heat maps and hand-written notes are left as they are. A record
     with no summary.csv holds a sweep recorded before it finished (its members one by
-    one): it has no report to redraw until the sweep is finished, and is left alone."""
+    one): it has no report to redraw until the sweep is finished, and is left alone.
+    Its ``only/<text>/`` reports are redrawn too, each from the members whose name holds
+    ``<text>``, as ``--only`` chose them (findings read them for members the sweep's
+    report lacks, and their plots are linked from the docs)."""
     from attention_research.training.sweep import report_writer
     if not (Path(destination) / "summary.csv").is_file():
         return 0
     members = recorded_members(destination)
     if not members:
         return 0
-    summaries = [read_json(m.workdir / "summary.json") for m in members]
-    report_writer(members)(Path(destination), members, summaries,
-                           members[0].config.max_cohort_members)
+    summaries = {m.name: read_json(m.workdir / "summary.json") for m in members}
+    groups = [(Path(destination), members)] + [
+        (folder, [m for m in members if folder.name in m.name])
+        for folder in sorted(Path(destination).glob("only/*/"))
+        if (folder / "summary.csv").is_file()]
+    for folder, chosen in groups:
+        if chosen:  # an only/ folder whose text no recorded member holds is left alone
+            report_writer(chosen)(folder, chosen, [summaries[m.name] for m in chosen],
+                                  chosen[0].config.max_cohort_members)
     return len(members)

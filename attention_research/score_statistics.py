@@ -103,6 +103,7 @@ def plot(path, rows):
         ax.set(xscale="log", xlabel="d", title=name)
         ax.set_xticks(DIMS, [str(d) for d in DIMS])
     axes[0].set_yscale("log")
+    plotting.plain_log_ticks(axes[0])
     plotting.save(fig, path, "score_scaling: untrained scores against d (unit-variance q, k)",
                    axes=tuple(axes), shared_legend=True)
 

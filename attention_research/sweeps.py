@@ -95,11 +95,15 @@ SMOKE_TAKES_FROM_TINY = ("config.train.num_steps", "config.task.vocab_size",
 def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS) -> list[dict]:
     """The members a sweep's ``:tiny`` smoke run trains (issue 38: a tiny sweep that kept
     all its members ran for an hour): the first seed of each of its first ``limit``
-    settings, or, for a sweep of one setting, its first ``limit`` members. The fields of
-    ``SMOKE_TAKES_FROM_TINY`` give way to the tiny config's, and settings that differed
-    only in them are one setting here (multi30k_recipe's ``rnn_vocab8k`` is ``rnn``)."""
+    settings on its first member's task, or, for a sweep of one setting, its first
+    ``limit`` members. The fields of ``SMOKE_TAKES_FROM_TINY`` give way to the tiny
+    config's, and settings that differed only in them are one setting here
+    (multi30k_recipe's ``rnn_vocab8k`` is ``rnn``)."""
     first_seed, distinct = {}, {}  # by setting name, by member name
+    task = sweep[0].get("config.task.name") if sweep else None
     for overrides in sweep:
+        if overrides.get("config.task.name") != task:  # one task: compare_attention's copy
+            continue
         kept = {k: v for k, v in overrides.items() if k not in SMOKE_TAKES_FROM_TINY}
         distinct.setdefault(member_name(kept), kept)
         first_seed.setdefault(member_name({k: v for k, v in kept.items()

@@ -29,6 +29,10 @@ from attention_research import sweeps  # noqa: E402
 from configs import additive, base  # noqa: E402
 
 
+# For --help only: any member count is taken (``_members`` parses it; default 8).
+ARGUMENTS = {"members": ["N"]}
+
+
 def _members(arg) -> int:
     """members=N (default 8); ``tiny`` may stand beside it."""
     members = [item for item in (arg or "").split(",") if item and item != base.TINY]

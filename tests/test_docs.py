@@ -49,14 +49,13 @@ def test_the_formulations_page_names_everything_registered():
     from attention_research.attention.normalizers import NORMALIZERS
     from attention_research.attention.registry import ALIGNMENTS, SCORES
     attention.registry  # noqa: B018 — importing the package registers every formulation
-    text = (ROOT / "docs" / "formulations.md").read_text() + (
-        ROOT / "docs" / "models.md").read_text()
+    text = (ROOT / "docs" / "formulations.md").read_text()
     named = set(re.findall(r"`([A-Za-z_0-9]+)`", text))
     missing = {kind: sorted(set(names) - named) for kind, names in (
         ("score", SCORES), ("alignment", ALIGNMENTS), ("normaliser", NORMALIZERS),
         ("position scheme", models.POSITIONS))}
     assert not any(missing.values()), (
-        f"docs/formulations.md (or docs/models.md for positions) does not name: {missing}")
+        f"docs/formulations.md does not name: {missing}")
 
 
 def test_no_table_row_holds_more_than_a_row_of_prose():

@@ -1,5 +1,6 @@
 """Sweeps: expansion, cohorts, members equal to solo runs, the report, resume."""
 
+import csv
 import json
 import shutil
 
@@ -409,6 +410,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         assert 1 <= len(tiny) <= sweeps.SMOKE_MEMBERS, name
         assert len(settings) in (1, len(tiny)), name  # one seed a setting
         assert all(m.config.train.num_steps <= 20 for m in tiny), name
+        assert len({m.config.task.name for m in tiny}) == 1, name  # one task
         # ... at the tiny config's sizes, whatever the sweep's settings set.
         sizes = [field.removeprefix("config.") for field in sweeps.SMOKE_TAKES_FROM_TINY]
         shrunk = _flat(module.get_config("tiny"))
@@ -618,9 +620,16 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     from attention_research.record import redraw
     written = (results / "summary.md").read_text()
     (results / "plots" / "learning_curves.png").unlink()
+    (results / "only" / "seed-1").mkdir(parents=True)  # an --only report, drawn long ago
+    (results / "only" / "seed-1" / "summary.csv").write_text("member\nold\n")
     assert redraw(results) == 2
     assert (results / "summary.md").read_text() == written
     assert (results / "plots" / "learning_curves.png").stat().st_size > 10_000
+    # ... and each --only report from the members its text names, as --only chose them
+    with open(results / "only" / "seed-1" / "summary.csv", newline="") as table:
+        assert [row["member"] for row in csv.DictReader(table)] == ["seed-1"]
+    assert (results / "only" / "seed-1" / "plots" / "learning_curves.png").is_file()
+    assert not (results / "only" / "seed-0" / "summary.md").exists()  # no table: left alone
     # A finished sweep trained on for more steps, on purpose: its cohort resumes from
     # its checkpoint (found under the name it began with) and records the change.
     longer = tiny_config()
