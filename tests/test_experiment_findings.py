@@ -800,8 +800,10 @@ def test_the_diagonal_row_reports_its_overlap_with_the_weights_top_piece(tmp_pat
     _write_report(record, rows)
     found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
     ours = found["translation-weights-beat-diagonal-multi30k"].ours
-    assert "weights' own top piece in 40%–44% of sentences (5 of 9 members measured" in ours
-    assert "it costs 0.05–0.05 nats" in ours and "random piece costs (0.08–0.10)" in ours
+    assert "additive 40%–42% of sentences, elsewhere 0.05–0.05 nats against a random " \
+        "piece's 0.08–0.10; dot 43%–44% of sentences" in ours
+    assert "(5 of 9 members measured" in ours and "the Transformer" not in ours.split(
+        "members measured")[0].split("where it is not")[1]  # none of its seeds measured
 
 
 @pytest.mark.parametrize("explicit, implicit, expected", [
@@ -825,7 +827,7 @@ def test_the_translation_observations_are_read_from_the_multi30k_record(
     found = {f.key: f for f in evi.findings(tmp_path / "explicit_vs_implicit")}
     assert (found[keys[0]].verdict, found[keys[1]].verdict) == expected
     assert found[keys[0]].records == (record.name,)
-    assert "the Transformer (test BLEU 38.99 ± 0.02" in found[keys[0]].ours
+    assert "the Transformer (cased test BLEU 38.99 ± 0.02" in found[keys[0]].ours
 
 
 # --- pointer_generator ---------------------------------------------------------------
