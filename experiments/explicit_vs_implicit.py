@@ -319,8 +319,9 @@ def _diagonal(f, rows, settings, short) -> str:
     the diagonal's drop where it is not the top piece beside a random piece's. The
     members analysed before the overlap existed lack it, and the sentence says how many."""
     import math
-    span = lambda values, form: (f"{form(min(values))}–{form(max(values))}"  # noqa: E731
-                                 if len(values) > 1 else form(values[0]))
+    def span(values, form):
+        low, high = form(min(values)), form(max(values))
+        return low if low == high else f"{low}–{high}"
     parts, count = [], 0
     for s in settings:
         measured = [(o, other, random) for o, other, random in zip(
@@ -331,14 +332,13 @@ def _diagonal(f, rows, settings, short) -> str:
         if measured:
             count += len(measured)
             overlaps, others, randoms = (list(v) for v in zip(*measured))
-            parts.append(f"{short[s]} {span(overlaps, '{:.0%}'.format)} of sentences, "
-                         f"elsewhere {span(others, '{:.2f}'.format)} nats against a random "
-                         f"piece's {span(randoms, '{:.2f}'.format)}")
+            parts.append(f"{short[s]}, {span(overlaps, '{:.0%}'.format)} of sentences "
+                         f"(elsewhere it costs {span(others, '{:.2f}'.format)} nats, a "
+                         f"random piece {span(randoms, '{:.2f}'.format)})")
     members = sum(len(f.column(rows, "seed", setting=s)) for s in settings)
     if parts:
         overlap = ("It is the weights' own top piece (both arms then lose the same, which "
-                   "shrinks the gap and cannot inflate it), and it costs, where it is not: "
-                   + "; ".join(parts) + f" ({count} of {members} members measured; the "
+                   "shrinks the gap and cannot inflate it) in: " + "; ".join(parts) + f" ({count} of {members} members measured; the "
                    "others were analysed before the overlap was)")
     else:
         overlap = ("How often it is the weights' own piece (both arms then drop the same) "
