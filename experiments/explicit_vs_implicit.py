@@ -304,8 +304,9 @@ _WEAKEST_CONTROL = (
 # Wallace and Wiegreffe & Pinter).
 _NOT_SHOWN = (
     "Jain & Wallace studied classification, question answering and inference, not "
-    "translation: these rows test another regime and do not contradict them. The weights are over encoder states "
-    "but the ablation zeroes an input embedding, which the encoder spreads into its "
+    "translation: these rows test another regime and do not contradict them. The "
+    "weights are over encoder states but the ablation zeroes an input embedding, which "
+    "the encoder spreads into its "
     "neighbours' states, and a zero embedding is an input the model never trained on. "
     "Wiegreffe & Pinter's baselines (frozen uniform weights, seed variance as the "
     "yardstick, a diagnostic MLP) are not run")
@@ -338,8 +339,9 @@ def _diagonal(f, rows, settings, short) -> str:
     members = sum(len(f.column(rows, "seed", setting=s)) for s in settings)
     if parts:
         overlap = ("It is the weights' own top piece (both arms then lose the same, which "
-                   "shrinks the gap and cannot inflate it) in: " + "; ".join(parts) + f" ({count} of {members} members measured; the "
-                   "others were analysed before the overlap was)")
+                   "shrinks the gap and cannot inflate it) in: " + "; ".join(parts)
+                   + f" ({count} of {members} members measured; the others were analysed "
+                   "before the overlap was)")
     else:
         overlap = ("How often it is the weights' own piece (both arms then drop the same) "
                    "is not measured in this record")
