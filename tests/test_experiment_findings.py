@@ -509,6 +509,74 @@ def test_luong_table4_verdicts_resample_the_seeds(tmp_path):
     assert float(sentences_alone.split(",")[0]) > 0  # these models: dot ahead
 
 
+# --- luong_location_multi30k: the follow-up of the Multi30k location row -------------
+
+def _location_followup_record(results, dropped: dict, seeds: dict):
+    """dropped: {setting: words dropped from each reference's end, per seed (a list)};
+    seeds: {setting: its seeds}. Each member's summary.json holds its test BLEU."""
+    from attention_research.tasks.translation import metrics
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat ran on under mat rug today now big small red".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 120)]
+    for setting, drops in dropped.items():
+        for seed, drop in zip(seeds[setting], drops):
+            hypotheses = [" ".join(r.split()[:len(r.split()) - drop - (i % 7 == seed % 7)])
+                          for i, r in enumerate(references)]
+            directory = results / "members" / f"{setting}_seed-{seed}"
+            (directory / "translations").mkdir(parents=True)
+            (directory / "translations" / "test.hypothesis.txt").write_text(
+                "\n".join(hypotheses) + "\n")
+            (directory / "translations" / "test.reference.txt").write_text(
+                "\n".join(references) + "\n")
+            bleu = metrics.corpus_scores(hypotheses, references)["bleu"]
+            (directory / "summary.json").write_text(json.dumps(
+                {"status": "finished", "members": [{"final": {"test/bleu": bleu}}]}))
+
+
+def test_the_location_follow_up_trains_fresh_seeds_and_its_replication_others():
+    lf = EXPERIMENTS["luong_location_multi30k"]
+    seeds = lambda sweep, score: [m["config.seed"] for m in sweep  # noqa: E731
+                                  if m[lf.SCORE] == score]
+    first, again = lf.get_sweep(), lf.get_sweep("replicate")
+    assert seeds(first, "location") == list(range(200, 208))
+    assert seeds(first, "dot") == [200, 201, 202]
+    assert seeds(again, "location") == list(range(100, 108))
+    assert seeds(again, "dot") == [100, 101, 102]
+    # The regime is luong_table4's Multi30k one, unchanged but for the record's name.
+    ours, theirs = lf.get_config(), EXPERIMENTS["luong_table4"].get_config("corpus=multi30k")
+    ours.name = theirs.name
+    assert ours.to_dict() == theirs.to_dict()
+
+
+@pytest.mark.parametrize("location, dot, expected", [
+    ([3, 2, 3, 4, 3, 2, 4, 3], [0, 0, 0], "reproduced"),
+    ([0, 0, 0, 0, 0, 0, 0, 0], [3, 3, 3], "not reproduced"),
+    ([1, 1, 1, 1, 1, 1, 1, 1], [1, 1, 1], "inconclusive"),
+    # Every location seed under every dot one but one far under: the seeds' spread decides.
+    ([1, 1, 1, 1, 1, 1, 1, 9], [0, 0, 0], "inconclusive"),
+])
+def test_the_location_follow_up_is_decided_by_its_own_rule(tmp_path, location, dot, expected):
+    lf = EXPERIMENTS["luong_location_multi30k"]
+    record = tmp_path / "luong_location_multi30k"
+    seeds = lf.seeds_of(lf.SEEDS)
+    _location_followup_record(record, {"score-location": location, "score-dot": dot}, seeds)
+    # The first run's seeds in the same folder are not this test's.
+    _location_followup_record(record, {"score-location": [9, 9, 9]}, {"score-location": [0, 1, 2]})
+    row, = lf.findings(record)
+    assert row.key == lf.KEY and row.verdict == expected, row.ours
+    assert "(8 seeds)" in row.ours and "(3 seeds)" in row.ours
+
+
+def test_the_location_follow_up_waits_for_all_eleven_members(tmp_path):
+    lf = EXPERIMENTS["luong_location_multi30k"]
+    record = tmp_path / "luong_location_multi30k"
+    _location_followup_record(record, {"score-location": [3] * 8, "score-dot": [0, 0]},
+                              {"score-location": list(range(200, 208)),
+                               "score-dot": [200, 201]})
+    row, = lf.findings(record)
+    assert row.verdict == "pending" and "10 of 11 members" in row.ours
+
+
 # --- translation_recipe: the tuned default against the first -------------------------
 
 def _default_record(results, experiment, bleu, dropped, seeds=(0, 1, 2)):

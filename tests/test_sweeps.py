@@ -387,7 +387,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "formulations_check": (90, 18), "local_attention": (9, 3),
                 "hard_vs_soft": (130, 26), "transformer_scores": (15, 3),
                 "translation_de_en": (8, 8), "translation_recipe": (10, 5),
-                "luong_table4": (24, 8), "explicit_vs_implicit": (198, 66),
+                "luong_table4": (24, 8), "luong_location_multi30k": (11, 2),
+                "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
                 "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4),
                 "multi30k_goals": (6, 2)}
