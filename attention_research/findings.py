@@ -29,6 +29,8 @@ experiments' records has its replication in theirs: the experiment names them
 and each NAME_replication it reads must repeat NAME's config but for the seed. One
 finding of an experiment may read other records than the rest: ``REPLICATION_SOURCES``
 ({key: {record: argument}}; luong_table4's alignment row reads compare_attention's).
+An experiment whose settings take different numbers of seeds names its replication's
+seeds for the page itself (``REPLICATION_SEED_WORDS``: (words, how many members)).
 A replication may add outputs the first run lacks for a revised rule to read (its
 fields, ``REPLICATION_ADDS``: {field: the value it must hold}, e.g. translations at a
 tuned length penalty); every other field must match.
@@ -343,6 +345,11 @@ def with_replication(module, own: list[Finding], folder: Path,
     seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}" + (
         f" ({chosen[0]}–{chosen[-1]} for the arms the revised rule reads)"
         if tuple(chosen) != tuple(REPLICATION_SEEDS) else "")
+    count = len(REPLICATION_SEEDS)
+    # An experiment whose settings take different numbers of seeds names them itself
+    # (``REPLICATION_SEED_WORDS``: (words, how many members); luong_location_multi30k).
+    if hasattr(module, "REPLICATION_SEED_WORDS"):
+        seeds, count = module.REPLICATION_SEED_WORDS
     out = []
     for finding in own:
         if finding.key in revised:
@@ -379,7 +386,7 @@ def with_replication(module, own: list[Finding], folder: Path,
             # and with fewer seeds than the first run it may be one of power (an audit of
             # compare_attention's replication, issue 35). The verdict falls all the same.
             verdict = "inconclusive"
-            text, word = (f"not confirmed: {seeds} ({len(REPLICATION_SEEDS)} seeds) give "
+            text, word = (f"not confirmed: {seeds} ({count} seeds) give "
                           f"{again.verdict}, not the opposite verdict ({again.ours}); the "
                           f"first seeds gave {finding.verdict}. A failure to confirm, which "
                           f"with fewer seeds may be one of power, not evidence against the "
