@@ -30,7 +30,8 @@ and each NAME_replication it reads must repeat NAME's config but for the seed. O
 finding of an experiment may read other records than the rest: ``REPLICATION_SOURCES``
 ({key: {record: argument}}; luong_table4's alignment row reads compare_attention's).
 An experiment whose settings take different numbers of seeds names its replication's
-seeds for the page itself (``REPLICATION_SEED_WORDS``: (words, how many members)).
+seeds for the page itself (``replication_seed_words(REPLICATION_SEEDS)``: (words, how
+many members)).
 A replication may add outputs the first run lacks for a revised rule to read (its
 fields, ``REPLICATION_ADDS``: {field: the value it must hold}, e.g. translations at a
 tuned length penalty); every other field must match.
@@ -347,9 +348,9 @@ def with_replication(module, own: list[Finding], folder: Path,
         if tuple(chosen) != tuple(REPLICATION_SEEDS) else "")
     count = len(REPLICATION_SEEDS)
     # An experiment whose settings take different numbers of seeds names them itself
-    # (``REPLICATION_SEED_WORDS``: (words, how many members); luong_location_multi30k).
-    if hasattr(module, "REPLICATION_SEED_WORDS"):
-        seeds, count = module.REPLICATION_SEED_WORDS
+    # (``replication_seed_words``: (words, how many members); luong_location_multi30k).
+    if hasattr(module, "replication_seed_words"):
+        seeds, count = module.replication_seed_words(REPLICATION_SEEDS)
     out = []
     for finding in own:
         if finding.key in revised:

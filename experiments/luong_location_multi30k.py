@@ -70,9 +70,6 @@ SEEDS = [200, 201, 202]  # dot's seeds; location's are seeds_of(SEEDS)'s: never 
 LOCATION_SEED_COUNT = 8
 REPLICATED = (KEY,)
 SEPARATES_BOTH_WAYS = (KEY,)
-# How FINDINGS.md names the replication's seeds (findings.with_replication): location's
-# are 8, not the usual 3.
-REPLICATION_SEED_WORDS = ("location's seeds 100–107 and dot's 100–102", 11)
 RESAMPLES = luong_table4.RESAMPLES
 
 
@@ -82,6 +79,14 @@ def seeds_of(dot_seeds) -> dict:
     ``findings`` swaps ``SEEDS`` for its fresh seeds)."""
     first = dot_seeds[0]
     return {DOT: list(dot_seeds), LOCATION: list(range(first, first + LOCATION_SEED_COUNT))}
+
+
+def replication_seed_words(fresh) -> tuple[str, int]:
+    """How FINDINGS.md names the replication's seeds (findings.with_replication), from
+    the fresh dot seeds ``fresh``: location's are 8, not the usual 3."""
+    seeds = seeds_of(list(fresh))
+    return (f"location's seeds {seeds[LOCATION][0]}–{seeds[LOCATION][-1]} and dot's "
+            f"{seeds[DOT][0]}–{seeds[DOT][-1]}", sum(map(len, seeds.values())))
 
 
 def get_config(arg=None):
@@ -119,7 +124,7 @@ def findings(results):
                    if summary.get("status") == "finished"
                    and (path.parent / "translations").is_dir()] for name in seeds}
     total = sum(map(len, seeds.values()))
-    plot = f"results/{NAME.removesuffix('_replication')}/plots/bleu_by_length.png"
+    plot = f"results/{NAME}/plots/bleu_by_length.png"  # the first run's, as luong_table4
     if failed:  # the amended rule: no substitute seed, the row is inconclusive
         return [f.Finding(KEY, TITLE, paper, f"{len(failed)} of {total} members failed ("
                           f"{', '.join(failed)}): no test", "inconclusive",

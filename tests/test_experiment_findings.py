@@ -381,13 +381,18 @@ def test_score_scaling_training_verdict(tmp_path, dot_at_16, dot_at_1024, expect
 
 # --- luong_table4 ------------------------------------------------------------------
 
+def _made_up_references(count: int = 120) -> list[str]:
+    """``count`` English-like sentences of 6-13 words, the same every call."""
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat ran on under mat rug today now big small red".split()
+    return [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, count)]
+
+
 def _luong_record(results, quality, seeds=(0, 1, 2)):
     """quality: {setting: words dropped from the end of each reference (or a list, one
     per seed)}; fewer is better."""
     lt = EXPERIMENTS["luong_table4"]
-    rng = np.random.default_rng(0)
-    words = "the a cat dog sat ran on under mat rug today now big small red".split()
-    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 120)]
+    references = _made_up_references()
     rows = []
     for setting, dropped in quality.items():
         for seed in seeds:
@@ -515,9 +520,7 @@ def _location_followup_record(results, dropped: dict, seeds: dict, status="finis
     """dropped: {setting: words dropped from each reference's end, per seed (a list)};
     seeds: {setting: its seeds}. Each member's summary.json holds a test BLEU. A few
     sentences per seed lose one more word, so seeds differ a little."""
-    rng = np.random.default_rng(0)
-    words = "the a cat dog sat ran on under mat rug today now big small red".split()
-    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 120)]
+    references = _made_up_references()
     for setting, drops in dropped.items():
         for seed, drop in zip(seeds[setting], drops):
             hypotheses = [" ".join(r.split()[:len(r.split()) - drop - (i % 7 == seed % 7)])
