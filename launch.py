@@ -118,10 +118,10 @@ def default_workdir(config_spec: str) -> str:
     return str(Path("runs") / name)
 
 
-def load_sweep(config_spec: str):
+def load_sweep(config_spec: str, baseline: str = ""):
     """get_sweep() of the config file (given the config argument if it takes one), or
     None for a single run; with ``tiny`` in the argument, its smoke-run members only
-    (``sweeps.smoke``: the first seed of a few settings)."""
+    (``sweeps.smoke``: the first seed of a few settings, the ``baseline`` first)."""
     path, _, argument = config_spec.partition(":")
     spec = importlib.util.spec_from_file_location("_launched_config", path)
     module = importlib.util.module_from_spec(spec)
@@ -132,7 +132,7 @@ def load_sweep(config_spec: str):
     sweep = module.get_sweep(argument or None) if takes_argument else module.get_sweep()
     from attention_research.sweeps import smoke
     from configs.base import TINY
-    return smoke(sweep) if TINY in argument.split(",") else sweep
+    return smoke(sweep, baseline=baseline) if TINY in argument.split(",") else sweep
 
 
 def record_destination(config_spec: str, name: str | None = None) -> Path:
@@ -303,7 +303,7 @@ def run():
     # config_filename keeps the ':argument' part, which names the default workdir.
     spec = config_flags.get_config_filename(flags.FLAGS["config"])
     workdir = _WORKDIR.value or default_workdir(spec)
-    sweep = load_sweep(spec)
+    sweep = load_sweep(spec, config.get("baseline", ""))
     if sweep is None and (part != (1, 1) or _RECORD.value or _ONLY.value
                           or _ADOPT_FROM.value):
         raise app.UsageError("--part, --only, --record and --adopt_from are for sweeps; "

@@ -31,6 +31,14 @@ def member_name(overrides: dict) -> str:
     return re.sub(r"[^A-Za-z0-9.=_-]+", "-", "_".join(parts)) or "base"
 
 
+def compared_setting(name: str) -> str:
+    """A member's (or setting's) name without its seed and task parts: the setting a
+    report compares across tasks, and what ``config.baseline`` names
+    ('score-dot_task-copy_seed-1' -> 'score-dot')."""
+    parts = [p for p in name.split("_") if not p.startswith(("seed-", "task-"))]
+    return "_".join(parts) or "base"
+
+
 def parser(config):
     """``parts(name)``: a member or setting name split back into its (short field,
     value) parts, e.g. 'score-scaled_dot_num_heads-4' -> [('score', 'scaled_dot'),

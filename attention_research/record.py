@@ -21,13 +21,18 @@ than a session can be committed member by member; copying ``members/`` back into
 work directory makes a later run skip them (a finished member is never retrained).
 
 ``redraw`` rebuilds a record's report (tables and plots) from its members' files
-alone, with the report code of today: ``python -m attention_research.findings --redraw``.
+alone, with the report code of today and the baseline today's experiment file names
+(``config.baseline``): ``python -m attention_research.findings --redraw``.
 """
 
 from __future__ import annotations
 
 import csv
+import importlib.util
+import inspect
+import re
 import shutil
+import sys
 from pathlib import Path
 
 import ml_collections
@@ -241,6 +246,35 @@ def recorded_members(destination) -> list:
             for index, name in enumerate(names)]
 
 
+ROOT = Path(__file__).resolve().parents[1]  # where a record's commands were run
+
+
+def experiment_baseline(destination) -> str | None:
+    """The ``config.baseline`` that today's experiment file gives the record
+    ``destination``: the config of the last launch its commands.txt holds
+    (``--config=experiments/NAME.py:ARG``), so that a redrawn report reads its settings
+    against the baseline the experiment names now, also where its members' config.json
+    were written before the field (or before the experiment named one). None where
+    the record names no launch or its file does not load (said on stderr): the
+    members' own value then stands."""
+    commands = Path(destination) / "commands.txt"
+    launches = re.findall(r"--config=(\S+)", commands.read_text()) if commands.is_file() else []
+    if not launches:
+        return None
+    path, _, argument = launches[-1].partition(":")
+    try:
+        spec = importlib.util.spec_from_file_location("_recorded_experiment", ROOT / path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        takes_argument = bool(inspect.signature(module.get_config).parameters)
+        config = module.get_config(argument or None) if takes_argument else module.get_config()
+    except Exception as error:  # a renamed file or argument: redraw with what was saved
+        print(f"{destination}: the baseline of {launches[-1]} could not be read ({error}); "
+              "the members' config.json give it", file=sys.stderr)
+        return None
+    return config.get("baseline", "")
+
+
 def redraw(destination) -> int:
     """Rewrite a record's summary.md, summary.csv and report plots from its members'
     files with today's report code (the task's ``write_sweep_report``); returns how many
@@ -256,6 +290,10 @@ def redraw(destination) -> int:
     members = recorded_members(destination)
     if not members:
         return 0
+    baseline = experiment_baseline(destination)
+    if baseline is not None:
+        for member in members:
+            member.config.baseline = baseline
     summaries = {m.name: read_json(m.workdir / "summary.json") for m in members}
     groups = [(Path(destination), members)] + [
         (folder, [m for m in members if folder.name in m.name])

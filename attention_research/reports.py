@@ -256,9 +256,17 @@ def setting_groups(settings, config) -> dict[str, list[str]]:
     return merged
 
 
+def baseline(settings, config) -> str:
+    """The setting of ``settings`` (names without the task) that the others are read
+    against: the one the experiment names (``config.baseline``), else the first."""
+    named = config.get("baseline", "") if config is not None else ""
+    return named if named in settings else settings[0]
+
+
 def panels(settings, config) -> plotting.Panels:
-    """Small multiples of ``settings`` (labels without the task), the first the reference."""
-    return plotting.Panels(setting_groups(settings, config), settings[0],
+    """Small multiples of ``settings`` (labels without the task), the ``baseline`` the
+    reference drawn in grey in each."""
+    return plotting.Panels(setting_groups(settings, config), baseline(settings, config),
                            display_names(settings, config))
 
 
@@ -270,15 +278,15 @@ def failed_seeds(values, rule: stats.Rule) -> int:
 
 def pivot_section(rows, key: str, name: str, config, rule: stats.Rule = stats.ACCURACY) -> str:
     """Settings × tasks for one metric, each setting by its ``display_names``: the mean ±
-    95% t interval and, against the baseline (the sweep's first setting, so an
-    experiment file names its baseline by listing it first), the difference with its
-    95% Welch interval. '' for a sweep of one setting on one task."""
+    95% t interval and, against the ``baseline`` (the experiment's ``config.baseline``,
+    else the sweep's first setting), the difference with its 95% Welch interval. '' for
+    a sweep of one setting on one task."""
     tasks = list(dict.fromkeys(r["task"] for r in rows))
-    settings = list(dict.fromkeys(_without_task(r["setting"]) for r in rows))
+    settings = list(dict.fromkeys(names.compared_setting(r["setting"]) for r in rows))
     if len(settings) * len(tasks) < 2:
         return ""
     values = lambda setting, task: [r.get(key) for r in rows if r["task"] == task
-                                    and _without_task(r["setting"]) == setting]
+                                    and names.compared_setting(r["setting"]) == setting]
     shown = display_names(settings, config)
 
     def cell(setting, task):
@@ -291,20 +299,24 @@ def pivot_section(rows, key: str, name: str, config, rule: stats.Rule = stats.AC
                                                  for s in settings])
     text = (f"\n\n## At a glance: {name}\n\nMean ± 95% t interval over seeds; a seed "
             f"failed if it is non-finite or under the floor ({rule.floor:g}).\n\n{table}")
-    baseline, others = settings[0], settings[1:]
+    reference = baseline(settings, config)
+    others = [s for s in settings if s != reference]
     if not others:
         return text
+    named = ("the experiment's `config.baseline`" if reference == config.get("baseline", "")
+             else "the sweep's first setting; an experiment names another with "
+             "`config.baseline`")
 
     def difference(setting, task):
-        interval = stats.difference_interval(values(setting, task), values(baseline, task))
+        interval = stats.difference_interval(values(setting, task), values(reference, task))
         if interval is None:
             return "" if not values(setting, task) else "— (under 2 seeds a side)"
         return (f"{interval.mean:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]"
                 if interval.low is not None else f"{interval.mean:+.3f}")
     against = markdown_table(["setting", *tasks], [[shown[s], *(difference(s, t) for t in tasks)]
                                                    for s in others])
-    return (text + f"\n\nAgainst the baseline, **{shown[baseline]}** (the sweep's first "
-            "setting): the difference in means with its 95% Welch interval (positive: "
+    return (text + f"\n\nAgainst the baseline, **{shown[reference]}** ({named}): the "
+            "difference in means with its 95% Welch interval (positive: "
             f"higher than the baseline). An interval that excludes 0 is one test at the 5% "
             f"level, not corrected for the {len(others) * len(tasks)} made here; the "
             f"separation table below corrects.\n\n{against}")
@@ -314,10 +326,6 @@ def markdown_table(header, rows) -> str:
     """A Markdown table: the header, its rule, then one line per row of cells."""
     row = lambda cells: "| " + " | ".join(cells) + " |"
     return "\n".join([row(header), "|" + "---|" * len(header), *map(row, rows)])
-
-
-def _without_task(setting: str) -> str:
-    return "_".join(p for p in setting.split("_") if not p.startswith("task-")) or "base"
 
 
 SEPARATION_NOTE = (
@@ -381,13 +389,13 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
     metrics = [(key, name) for key, name in metrics if any(r.get(key) is not None for r in rows)]
     verdicts = []
     # Verdicts name settings as a person reads them ('Transformer · RoPE', issue 38).
-    shown = readable_names(dict.fromkeys(map(_without_task, settings)), config)
+    shown = readable_names(dict.fromkeys(map(names.compared_setting, settings)), config)
     for task in dict.fromkeys(r["task"] for r in rows):
         of_task = [s for s in settings if any(r["setting"] == s and r["task"] == task
                                               for r in rows)]
         for key, name in dict.fromkeys(metrics):
             # Failed members count as failed seeds (None), and are left out of the test.
-            samples = {shown[_without_task(s)]: [r.get(key) for r in rows
+            samples = {shown[names.compared_setting(s)]: [r.get(key) for r in rows
                                                  if r["setting"] == s] for s in of_task}
             verdicts.append([task, name, verdict(samples, rule=stats.ACCURACY)])
     explained = analysis_section(rows, settings, seen)
@@ -515,7 +523,7 @@ def write_accuracy_report(workdir, members, summaries, elapsed_s: float):
         for member, summary, member_records in zip(members, summaries, records):
             if summary["task"] != task or summary.get("status") == "failed":
                 continue
-            label = _without_task(setting_of(member))
+            label = names.compared_setting(setting_of(member))
             final = summary["members"][0]
             by_setting.setdefault(label, []).append(
                 {int(n): a for n, a in final["seq_acc_by_length"].items()})

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention_research.config_checks import ConfigError, validate
-from attention_research.names import member_name, short_field
+from attention_research.names import compared_setting, member_name, short_field
 from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS
 
 # Values a cohort can hold per member: the seed, and the optimiser hyperparameters
 # that live in the optimiser state (optax.inject_hyperparams).
 PER_MEMBER_FIELDS = ("seed", "train.learning_rate", "train.weight_decay")
-NOT_STRUCTURE = PER_MEMBER_FIELDS + ("name", "max_cohort_members")
+NOT_STRUCTURE = PER_MEMBER_FIELDS + ("name", "max_cohort_members", "baseline")
 
 
 def axis(field: str, values) -> list[dict]:
@@ -45,6 +45,13 @@ def zip_axes(*axes) -> list[dict]:
     if len(lengths) > 1:
         raise ValueError(f"zip_axes needs axes of one length, got lengths {sorted(lengths)}")
     return [dict(itertools.chain.from_iterable(d.items() for d in combo)) for combo in zip(*axes)]
+
+
+def baseline_name(overrides: dict) -> str:
+    """The name ``config.baseline`` gives a sweep's setting: its member name without seed
+    and task ({'config.model.attention.score': 'additive', 'config.seed': 0} ->
+    'score-additive')."""
+    return compared_setting(member_name(overrides))
 
 
 @dataclass
@@ -92,13 +99,15 @@ SMOKE_TAKES_FROM_TINY = ("config.train.num_steps", "config.task.vocab_size",
                          "config.task.eval_examples_per_length")
 
 
-def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS) -> list[dict]:
+def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS, baseline: str = "") -> list[dict]:
     """The members a sweep's ``:tiny`` smoke run trains (issue 38: a tiny sweep that kept
     all its members ran for an hour): the first seed of each of its first ``limit``
     settings on its first member's task, or, for a sweep of one setting, its first
-    ``limit`` members. The fields of ``SMOKE_TAKES_FROM_TINY`` give way to the tiny
-    config's, and settings that differed only in them are one setting here
-    (multi30k_recipe's ``rnn_vocab8k`` is ``rnn``)."""
+    ``limit`` members; the ``baseline`` setting (``config.baseline``) first, so that the
+    smoke run's report reads the others against it as the full one does. The fields
+    of ``SMOKE_TAKES_FROM_TINY`` give way to the tiny config's, and settings that
+    differed only in them are one setting here (multi30k_recipe's ``rnn_vocab8k`` is
+    ``rnn``)."""
     first_seed, distinct = {}, {}  # by setting name, by member name
     task = sweep[0].get("config.task.name") if sweep else None
     for overrides in sweep:
@@ -108,7 +117,22 @@ def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS) -> list[dict]:
         distinct.setdefault(member_name(kept), kept)
         first_seed.setdefault(member_name({k: v for k, v in kept.items()
                                            if k != "config.seed"}), kept)
-    return list((first_seed if len(first_seed) > 1 else distinct).values())[:limit]
+    chosen = list((first_seed if len(first_seed) > 1 else distinct).values())
+    chosen.sort(key=lambda kept: baseline_name(kept) != baseline)  # stable: the rest in order
+    return chosen[:limit]
+
+
+def check_baseline(baseline: str, members) -> None:
+    """A ConfigError unless ``baseline`` ('' for the first setting) names a setting of
+    ``members`` (``baseline_name``), listing them and the one probably meant."""
+    settings = list(dict.fromkeys(compared_setting(m.name) for m in members))
+    if baseline and baseline not in settings:
+        import difflib
+        close = difflib.get_close_matches(baseline, settings, n=1, cutoff=0.5)
+        raise ConfigError(
+            f"config.baseline={baseline!r} is no setting of this sweep"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+            + "; its settings (member names without seed and task): " + ", ".join(settings))
 
 
 def _distinct_names(sweep: list[dict]) -> list[str]:
@@ -143,6 +167,7 @@ def expand(base_config, sweep: list[dict], workdir) -> list[Member]:
         names.add(name)
         members.append(Member(index, name, config, Path(workdir) / "members" / name,
                               overrides))
+    check_baseline(base_config.get("baseline", ""), members)
     return members
 
 

@@ -62,8 +62,11 @@ from attention_research.errors import RunError, explain, os_reason
 # (task.data_path): they are read once, when its TFDS dataset is prepared, and
 # Multi30k's are pinned by checksum, so a member trained from one copy (a GPU machine's)
 # resumes or is recorded beside members trained from another.
+# So is the setting a sweep's report measures the others against (baseline): it is read
+# by the report alone, so an experiment may name it after its members are trained.
 RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size",
-                             "max_cohort_members", "train.fast_compile", "task.data_path"})
+                             "max_cohort_members", "train.fast_compile", "task.data_path",
+                             "baseline"})
 
 # Fields added after runs were written, with the value that gives the behaviour those
 # runs had: a config.json without one of them is read as holding that value, so a run
@@ -107,6 +110,7 @@ ADDED_FIELDS = {
     "analysis.steps": 32,
     "analysis.target_steps": 1,
     "analysis.rollout_residual": 0.5,
+    "baseline": "",
 }
 
 

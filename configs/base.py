@@ -65,6 +65,10 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     config.seed = 0  # the member's seed: parameters, batches and dropout all derive from it
     # Sweeps: split cohorts larger than this (0: no limit), e.g. to bound memory.
     config.max_cohort_members = 0
+    # Sweeps: the setting a report measures every other against (its effect sizes, and
+    # the grey reference of its small multiples), by its name without seed and task,
+    # e.g. 'score-additive' (sweeps.setting_of); '' for the sweep's first setting.
+    config.baseline = ""
 
     config.task = ml_collections.ConfigDict()
     config.task.name = choices.get("task", DEFAULT_TASK)  # a registered task; its fields follow

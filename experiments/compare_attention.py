@@ -61,6 +61,7 @@ NO_LOSS = "coverage, no loss"
 def get_config(arg=None):
     config = base.get_config()
     config.name = "compare_attention"
+    config.baseline = "score-additive"  # Bahdanau's, the project's default
     config.train.eval_every = 250
     config.train.curve_eval_every = 50
     return base.shrink_if_tiny(config, arg)

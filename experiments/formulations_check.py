@@ -15,6 +15,7 @@ from configs import base
 def get_config(arg=None):
     config = base.get_config()
     config.name = "formulations_check"
+    config.baseline = sweeps.baseline_name(_as_configured("additive"))  # the default
     return base.shrink_if_tiny(config, arg)
 
 

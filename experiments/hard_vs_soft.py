@@ -87,6 +87,7 @@ OURS = "alignment-hard_reward-token_soft_fraction-0.0_soft_unit-step"
 def get_config(arg=None):
     config = base.get_config()
     config.name = "hard_vs_soft"
+    config.baseline = "alignment-global"  # soft attention, which hard attention replaces
     config.train.eval_every = 100
     config.train.eval_at_start = True
     config.train.gradient_batches = 100

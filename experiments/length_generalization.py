@@ -132,6 +132,10 @@ DEHGHANI = {"copy": 0.03, "reverse": 0.06}
 def get_config(arg=None):
     config = base.get_config()
     config.name = "length_generalization"
+    # The RNN default; the replication, of Transformers only, reads its position schemes
+    # against Vaswani et al.'s sinusoidal ones, as Press et al. and Shaw et al. do.
+    config.baseline = (sweeps.baseline_name(_transformer("sinusoidal"))
+                       if base.replicating(arg) else "score-additive")
     config.task.train_max_length = 20
     config.task.eval_max_length = 200
     config.task.eval_range_ends = (80,)

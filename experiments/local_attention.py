@@ -17,6 +17,7 @@ from configs import base
 def get_config(arg=None):
     config = base.get_config("task=reverse")
     config.name = "local_attention"
+    config.baseline = "alignment-global"  # Luong et al.'s global attention
     config.task.train_max_length = 50
     config.task.eval_max_length = 60
     config.train.num_steps = 3000

@@ -14,6 +14,7 @@ from configs import base, transformer
 def get_config(arg=None):
     config = transformer.get_config("task=reverse")
     config.name = "transformer_scores"
+    config.baseline = "score-scaled_dot"  # Vaswani et al.'s
     return base.shrink_if_tiny(config, arg)
 
 

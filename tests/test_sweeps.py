@@ -9,6 +9,7 @@ import pytest
 
 from attention_research import sweeps
 from attention_research.config_checks import ConfigError
+from attention_research.names import compared_setting
 from attention_research.training.loop import train, train_cohort
 from attention_research.training.sweep import cohort_checkpoints, run_sweep
 from tests.conftest import tiny_config
@@ -405,8 +406,11 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         # Every experiment takes the tiny argument (a sweep through launch.py runs in
         # test_configs); its tiny members validate too, and are a smoke run's handful
         # (issue 38: at most SMOKE_MEMBERS, one seed a setting, at tiny sizes).
-        tiny = sweeps.expand(module.get_config("tiny"), sweeps.smoke(module.get_sweep()),
+        baseline = module.get_config("tiny").baseline  # validated by expand, listed first
+        tiny = sweeps.expand(module.get_config("tiny"),
+                             sweeps.smoke(module.get_sweep(), baseline=baseline),
                              tmp_path / "t" / name)
+        assert not baseline or compared_setting(tiny[0].name) == baseline, name
         settings = {m.name.rsplit("_seed-", 1)[0] for m in tiny}
         assert 1 <= len(tiny) <= sweeps.SMOKE_MEMBERS, name
         assert len(settings) in (1, len(tiny)), name  # one seed a setting
@@ -669,7 +673,7 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
     assert "| setting | copy | reverse |" in text
     cosine = stats.t_interval([0.95, 0.01, 0.97]).cell()
     assert f"| cosine | {cosine} (1 of 3 failed) | {cosine} (1 of 3 failed) |" in text
-    assert "**additive** (the sweep's first setting)" in text
+    assert "**additive** (the sweep's first setting; " in text
     difference = stats.difference_interval([0.80, 0.82], [0.90, 0.92, 0.94])
     assert (f"| dot | {difference.mean:+.3f} [{difference.low:+.3f}, {difference.high:+.3f}]"
             in text)
@@ -677,6 +681,70 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
     samples = {s: v for s, v in values.items()}
     assert "score-cosine (" in reports.verdict(samples, rule=stats.ACCURACY)
     assert "1 of 3 seeds failed" in reports.verdict(samples, rule=stats.ACCURACY)
+
+
+def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tmp_path):
+    """Issue 38: ``config.baseline`` names the setting a report's differences and small
+    multiples are read against, whatever the sweep lists first (a replication may list
+    another first); a name that is no setting is refused before anything runs, with the
+    settings and the one probably meant; a smoke run lists it first; it is no part of a
+    cohort's structure, and a member trained before it was named resumes."""
+    from attention_research import reports
+    from attention_research.workdir import WorkDir
+    config = tiny_config()
+    values = {"score-additive": [0.90, 0.92, 0.94], "score-dot": [0.80, 0.82, 0.84]}
+    rows = [{"setting": f"{setting}_task-{task}", "task": task, "seq_acc/len1-4": value}
+            for task in ("copy", "reverse") for setting, seeds in values.items()
+            for value in seeds]
+    config.baseline = "score-dot"
+    text = reports.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
+    assert "**dot** (the experiment's `config.baseline`)" in text
+    assert "| additive | +0.100 [" in text and "| dot | +" not in text
+    assert reports.panels(list(values), config).reference == "score-dot"
+    config.baseline = "score-cosine"  # not among these rows (an --only report): the first
+    text = reports.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
+    assert "**additive** (the sweep's first setting; an experiment names" in text
+    assert reports.panels(list(values), config).reference == "score-additive"
+    # Refused at expansion (launch.py, --dry_run included), nothing written.
+    sweep = sweeps.product(sweeps.axis("config.model.attention.score", ["dot", "additive"]),
+                           sweeps.axis("config.task.name", ["copy", "reverse"]),
+                           sweeps.axis("config.seed", [0, 1]))
+    config.baseline = "score-additve"
+    with pytest.raises(ConfigError, match=r"config.baseline='score-additve' is no setting of "
+                       r"this sweep \(did you mean 'score-additive'\?\); its settings .*: "
+                       r"score-dot, score-additive$"):
+        sweeps.expand(config, sweep, tmp_path / "refused")
+    assert not (tmp_path / "refused").exists()
+    config.baseline = "score-additive"
+    assert [sweeps.baseline_name(o) for o in sweeps.smoke(sweep, baseline="score-additive")] \
+        == ["score-additive", "score-dot"]
+    named = sweeps.expand(config, sweep, tmp_path / "run")
+    config.baseline = ""
+    unnamed = sweeps.expand(config, sweep, tmp_path / "run")
+    assert ([sweeps.cohort_id(c) for c in sweeps.cohorts(named)]
+            == [sweeps.cohort_id(c) for c in sweeps.cohorts(unnamed)])
+    # A member's config.json from before the field, or with another baseline, resumes.
+    member = named[0]
+    saved = json.loads(member.config.to_json())
+    del saved["baseline"]
+    member.workdir.mkdir(parents=True)
+    (member.workdir / "config.json").write_text(json.dumps(saved))
+    WorkDir(member.workdir).check_config(member.config)
+
+
+def test_a_redrawn_record_reads_the_baseline_its_experiment_names_today(tmp_path, capsys):
+    """record.experiment_baseline: the baseline of the experiment file (and argument) the
+    record's last launch names, so that ``findings --redraw`` reads even members trained
+    before the field against it; the members' own where that file is gone."""
+    from attention_research.record import experiment_baseline
+    assert experiment_baseline(tmp_path) is None  # no commands.txt
+    (tmp_path / "commands.txt").write_text(
+        "python launch.py --config=experiments/luong_table4.py:replicate --part=1/2\n"
+        "python launch.py --config=experiments/luong_table4.py:corpus=multi30k --part=2/2\n")
+    assert experiment_baseline(tmp_path) == "score-location"
+    (tmp_path / "commands.txt").write_text("python launch.py --config=experiments/gone.py\n")
+    assert experiment_baseline(tmp_path) is None
+    assert "experiments/gone.py could not be read" in capsys.readouterr().err
 
 
 def test_an_adoption_of_an_adopted_run_still_names_the_run_that_trained_it(tmp_path):

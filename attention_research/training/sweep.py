@@ -28,6 +28,7 @@ import jax
 
 from attention_research import sweeps
 from attention_research.errors import ConfigError
+from attention_research.names import compared_setting
 from attention_research.tasks import get_task
 from attention_research.training import adopt, preemption, timing
 from attention_research.training.loop import train_cohort
@@ -115,7 +116,9 @@ def plan(base_config, sweep: list[dict], workdir, part: tuple[int, int] = (1, 1)
                if adopted else ""))
     if measured:
         head += f" (measured before: {measured / 3600:.1f} h of cohort wall time at least)"
-    return "\n".join([head, *lines])
+    baseline = base_config.get("baseline", "") or (
+        f"{compared_setting(members[0].name)} (the first setting)")
+    return "\n".join([head, f"its report's baseline: {baseline}", *lines])
 
 
 def _adoptable(cohort, checkpoint_dir: Path, adopt_from=()):

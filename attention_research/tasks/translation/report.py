@@ -57,7 +57,7 @@ def markdown(rows, split: str, elapsed_s: float, config=None) -> str:
             "seed). BLEU and chrF by sacrebleu on detokenised output (lowercased BLEU: "
             "sacrebleu's with lowercase=True, as the Multi30k tutorials score); source "
             "length in words.\n\n" + markdown_table(header, table)
-            # The same by display names, with each setting against the first (issue 38).
+            # The same by display names, each setting against the baseline (issue 38).
             + (pivot_section([{**r, "task": split} for r in rows], f"{split}/bleu",
                              f"BLEU ({split})", config, stats.BLEU) if config else "")
             + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE
