@@ -198,6 +198,8 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     from attention_research.training.loop import train
     config = (tiny_config(score, task="reverse") if family == "rnn"
               else transformer.get_config("score=scaled_dot,task=reverse,tiny"))
+    if family == "transformer":
+        config.model.num_layers = 2  # a rollout through layers, not tiny's one
     # The Transformer reads whole maps (target_steps 0), the RNN 4 drawn steps each.
     config.analysis.update(implicit="integrated_gradients", steps=4, batch_size=4,
                            target_steps=0 if family == "transformer" else 4)
