@@ -596,7 +596,23 @@ def test_the_location_follow_up_is_decided_by_its_own_rule(tmp_path, monkeypatch
     row, = lf.findings(record)
     assert row.key == lf.KEY and row.verdict == expected, row.ours
     assert "(8 seeds)" in row.ours and "(3 seeds)" in row.ours
-    assert "detectable at 80% power" in row.ours and "at this budget" in row.why
+    assert "is detected at 80% power (read after the run" in row.ours
+    assert "at this budget" in row.why
+    # Checks that assume no normal seeds: every dot-location pair, the exact permutation p.
+    pairs = sum(d > loc for d in row_bleu(record, "dot") for loc in row_bleu(record, "location"))
+    assert f"{pairs} of 24 dot-location seed pairs favour dot, exact permutation p = " in row.ours
+    # A decided row says that the direction, not the size, is Luong's (the audit as Luong
+    # et al.); an inconclusive one that it is not evidence of no gap.
+    if expected == "inconclusive":
+        assert "not evidence of no gap" in row.why and "not the size: ours" not in row.why
+    else:
+        assert f"The direction is {expected}, not the size: ours is" in row.why
+    assert "(#luong-global-dot-over-location-multi30k)" in row.why  # the first run's row
+
+
+def row_bleu(record, setting: str) -> list[float]:
+    return [json.loads(p.read_text())["members"][0]["final"]["test/bleu"]
+            for p in sorted(record.glob(f"members/score-{setting}_seed-2??/summary.json"))]
 
 
 @pytest.mark.parametrize("difference, means, expected", [

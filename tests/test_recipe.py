@@ -240,8 +240,9 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
     """translation_recipe's finding compares the tuned default with the first on test
     BLEU through two experiments' additive members: luong_table4's is the tuned default
     (configs/additive.py:task=translation) and explicit_vs_implicit:task=translation's
-    the first, apart from their names and, for the second, the analysis it adds; both
-    on ding_de_en, the default corpus when they were recorded."""
+    the first, apart from their names, the baseline a sweep's report reads against (no
+    training field) and, for the second, the analysis it adds; both on ding_de_en, the
+    default corpus when they were recorded."""
     import json
     from attention_research import sweeps
     from attention_research.tasks.translation.task import Translation
@@ -254,7 +255,7 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
         members = sweeps.expand(module.get_config(*args), module.get_sweep(*args), tmp_path)
         return next(m.config for m in members if m.name == f"{setting}_seed-0")
 
-    plain = lambda c: {**json.loads(c.to_json()), "name": "", "analysis": None}
+    plain = lambda c: {**json.loads(c.to_json()), "name": "", "baseline": "", "analysis": None}
     tuned = member(luong_table4, None, recipe.TUNED_DEFAULT[1])
     default = Translation.use_recipe(
         Translation.use_corpus(additive.get_config("task=translation"), "ding_de_en"),
