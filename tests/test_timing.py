@@ -132,8 +132,11 @@ def test_a_runs_summary_says_where_its_time_went(tiny, tmp_path):
         range(steps.eval_every, steps.num_steps + 1, steps.eval_every))
     # The evaluation programs compiled in a background thread beside the first train
     # calls; the evaluations themselves compiled nothing.
-    assert timed["compilation"]["background"]["programs"] >= 1
+    # So did the train step, from the initial state's shapes while the main thread made
+    # that state: the train_compile phase only waited for it.
+    assert timed["compilation"]["background"]["programs"] >= 2
     assert "evaluation" not in timed["compilation"]
+    assert "train_compile" not in timed["compilation"]
     throughput = timed["throughput"]
     assert throughput["matmul_gflop_per_member_step"] > 0
     assert 0 < throughput["fraction_of_peak"] < 1
@@ -176,3 +179,24 @@ def test_the_benchmark_runs_a_config_in_a_fresh_process_and_reports_its_phases()
     # What lies outside the phases is the interpreter's start and exit: small.
     assert 0 <= result["process_wall_s"] - timed["total_s"] < 5
     assert "phases sum to" in done.stdout and "train step:" in done.stdout
+
+
+def test_a_train_step_compiled_ahead_runs_only_on_a_state_that_fits_it():
+    """The train step compiled from the state's shapes before the state exists
+    (loop.start_train_compile) is taken only for a state of those shapes, types and
+    placement; anything else is compiled again for the state it has."""
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    from attention_research.training.loop import fits, state_spec
+
+    mesh = jax.make_mesh((1,), ("member",))
+    members, replicated = NamedSharding(mesh, P("member")), NamedSharding(mesh, P())
+    state = {"w": jax.device_put(jnp.zeros((1, 3)), members),
+             "step": jax.device_put(jnp.zeros((1,), jnp.int32), members)}
+    spec = state_spec(jax.eval_shape(lambda: state), members)
+    assert fits(state, spec)
+    assert not fits({**state, "w": jax.device_put(jnp.zeros((1, 4)), members)}, spec)
+    assert not fits({**state, "w": jax.device_put(jnp.zeros((1, 3), jnp.bfloat16), members)},
+                    spec)
+    assert not fits({**state, "w": jax.device_put(jnp.zeros((1, 3)), replicated)}, spec)
+    assert not fits({**state, "extra": state["step"]}, spec)
+    assert not fits({**state, "w": np.zeros((1, 3), np.float32)}, spec)

@@ -108,6 +108,9 @@ def test_resume_after_an_interruption_gives_the_same_metrics(finished_run, tmp_p
     # must drop that line and log it again, not twice.
     assert max(r["step"] for r in _records(tmp_path)) == 15
     resumed = train(tiny_config(), tmp_path, progress=False)
+    # The restored state fits the train step compiled beside setup from the initial
+    # state's shapes: nothing was compiled again for it.
+    assert "train_compile" not in resumed["time"]["compilation"]
     assert _without_times(_records(tmp_path)) == _without_times(_records(reference_dir))
     # TensorBoard holds exactly what metrics.jsonl holds: step 15 once, nothing lost.
     assert _tensorboard_matches_metrics(tmp_path)

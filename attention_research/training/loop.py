@@ -50,6 +50,25 @@ from attention_research.workdir import (WorkDir, check_checkpoint_config, code_v
                                         read_json, software_versions)
 
 
+def state_spec(shapes, sharding):
+    """``jax.eval_shape``'s shapes of a state, placed as ``sharding`` (eval_shape drops
+    the placement), to compile the train call for before the state exists."""
+    return jax.tree_util.tree_map(
+        lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding,
+                                       weak_type=s.weak_type), shapes)
+
+
+def fits(state, spec) -> bool:
+    """Whether every array of ``state`` has the shape, type and placement ``spec`` says:
+    a program compiled for ``spec`` then runs on ``state`` unchanged."""
+    leaves, tree = jax.tree_util.tree_flatten(state)
+    specs, spec_tree = jax.tree_util.tree_flatten(spec)
+    return tree == spec_tree and all(
+        isinstance(x, jax.Array) and x.shape == s.shape and x.dtype == s.dtype
+        and x.weak_type == s.weak_type and x.sharding == s.sharding
+        for x, s in zip(leaves, specs))
+
+
 def describe(config) -> str:
     """A short name for titles: the config's name, then the family's description."""
     return f"{config.name}: {models.FAMILIES[config.model.family].describe(config)}"
@@ -113,7 +132,9 @@ class Cohort:
         # its trace.
         self.initializer = make_initializer(self.model, self.tx, self.task.example_batch(),
                                             self.placement.members, self.signal)
-        memory.check_state(jax.eval_shape(self.initial_state))  # before it is allocated
+        self.state_shapes = jax.eval_shape(self.initial_state)
+        memory.check_state(self.state_shapes)  # before it is allocated
+        self.early_compile = None  # the train call compiling beside setup (start_train_compile)
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
@@ -235,19 +256,63 @@ class Cohort:
     def compile_train_call(self, state, inputs, progress: bool):
         """The train call compiled ahead of time for these inputs' shapes (host batches
         vary in width: one program per width), its cost charged to ``train_compile``
-        and its matrix FLOPs counted from the same trace (flops.py)."""
+        and its matrix FLOPs counted from the same trace (flops.py). The program
+        ``start_train_compile`` compiled beside setup is taken when it fits the state."""
         with self.stopwatch.phase("train_compile"):
             compile_start = time.time()
-            traced = self.train_call.trace(state, *inputs)
-            compiled = traced.lower().compile()
-            memory.check_compiled(compiled, len(self.configs))  # before it first runs
-            if self.matmul_flops_per_call is None:  # host batches: the first width's
-                self.matmul_flops_per_call = flops.matmul_flops(traced.jaxpr)
-                self.xla_flops_per_call = flops.xla_flops(compiled)
+            early = None if inputs else self.take_early_compile(state)
+            compiled = early[0] if early else self._compile_train_call(state, inputs)
         if self.is_writer and progress and self.task.sample_batch is not None:
+            words = (f"{early[1]:.1f} s, beside the initial state" if early
+                     else f"{time.time() - compile_start:.1f} s")
             tqdm.write(f"compiled the train step of {len(self.configs)} member(s) in "
-                       f"{time.time() - compile_start:.1f} s")  # through tqdm, not across its bar
+                       f"{words}")  # through tqdm, not across its bar
         return compiled
+
+    def _compile_train_call(self, state, inputs):
+        traced = self.train_call.trace(state, *inputs)
+        compiled = traced.lower().compile()
+        memory.check_compiled(compiled, len(self.configs))  # before it first runs
+        if self.matmul_flops_per_call is None:  # host batches: the first width's
+            self.matmul_flops_per_call = flops.matmul_flops(traced.jaxpr)
+            self.xla_flops_per_call = flops.xla_flops(compiled)
+        return compiled
+
+    def start_train_compile(self):
+        """Compile the train call in a background thread from the initial state's shapes,
+        while this thread makes (compiles) the initial state or restores a checkpoint:
+        on a small CPU each compiles on its own core, and a cold tiny run is about 3 s
+        shorter (docs/configs.md). Only for a task that samples its batches on the
+        device, whose train call takes the state alone; host batches' widths are known
+        once they are read. Its compilation is counted under ``background``."""
+        if self.task.sample_batch is None or self.early_compile is not None:
+            return
+        spec = state_spec(self.state_shapes, self.placement.members)
+        outcome = {}
+
+        def work():
+            start = time.time()
+            try:
+                outcome["compiled"] = self._compile_train_call(spec, ())
+                outcome["seconds"] = time.time() - start
+            except Exception:  # noqa: BLE001 — compiled again in the main thread, which
+                pass           # raises the error where it belongs
+        thread = threading.Thread(target=work, name="train-compile", daemon=True)
+        thread.start()
+        self.early_compile = (thread, spec, outcome)
+
+    def take_early_compile(self, state):
+        """(program, seconds) that ``start_train_compile`` compiled, once it is done, if
+        it was compiled for this state's shapes, types and placement (a restored
+        checkpoint's state might differ); else None, and the caller compiles."""
+        if self.early_compile is None:
+            return None
+        thread, spec, outcome = self.early_compile
+        self.early_compile = None
+        thread.join()
+        if "compiled" not in outcome or not fits(state, spec):
+            return None
+        return outcome["compiled"], outcome["seconds"]
 
     def throughput(self, seconds: float) -> dict:
         """Achieved matrix FLOP/s over this process's training phase (``seconds``), per
@@ -578,6 +643,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
     train_config = cohort.config.train
     watch = cohort.stopwatch
     watch.switch("setup")
+    if (checkpoints.latest_step() or 0) < train_config.num_steps:  # steps left to train
+        cohort.start_train_compile()
     state, step = cohort.resume(checkpoints)
     alive = cohort.check_health(*fetch((state.failed_step, state.failure)))
     inputs = cohort.call_inputs(step)

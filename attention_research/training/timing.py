@@ -17,9 +17,10 @@ the persistent cache counts as compiled, with its load time), programs compiled 
 cache hits. That a first evaluation stalls for seconds because it compiles, and not
 because it computes, is read off one run's ``summary.json`` this way.
 
-Compilation in another thread (the evaluation programs, compiled in the background while
-the first train calls run: ``loop.py``) is counted under ``background``: it overlaps the
-phases, so it adds no wall time to any of them.
+Compilation in another thread (``loop.py``: a symbol task's train step, compiled while
+setup makes the state, and the evaluation programs, compiled while the first train calls
+run) is counted under ``background``: it overlaps the phases, so it adds no wall time to
+any of them; ``train_compile`` then holds only the wait for the train step.
 
 A run resumed from a checkpoint reports the phases of this process only
 (``time.resumed_at_step`` says from where); ``wall_time_s`` stays the run's total.
