@@ -26,12 +26,11 @@ import time
 
 START_TIME = time.time()  # before the heavy imports: start-up counts in the run's time
 
+from attention_research import config_files  # noqa: E402  (light: no JAX)
 from attention_research.training import preemption  # noqa: E402  (light: no JAX)
 
 preemption.install_stop_now()  # Ctrl-C or SIGTERM while starting: exit, nothing written
 
-import importlib.util  # noqa: E402
-import inspect  # noqa: E402
 import re  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
@@ -123,13 +122,10 @@ def load_sweep(config_spec: str, baseline: str = ""):
     None for a single run; with ``tiny`` in the argument, its smoke-run members only
     (``sweeps.smoke``: the first seed of a few settings, the ``baseline`` first)."""
     path, _, argument = config_spec.partition(":")
-    spec = importlib.util.spec_from_file_location("_launched_config", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = config_files.load(path, "_launched_config")
     if not hasattr(module, "get_sweep"):
         return None
-    takes_argument = bool(inspect.signature(module.get_sweep).parameters)
-    sweep = module.get_sweep(argument or None) if takes_argument else module.get_sweep()
+    sweep = config_files.call(module.get_sweep, argument)
     from attention_research.sweeps import smoke
     from configs.base import TINY
     return smoke(sweep, baseline=baseline) if TINY in argument.split(",") else sweep
@@ -194,9 +190,7 @@ def config_arguments() -> str:
         for path in sorted((ROOT / folder).glob("*.py")):
             if path.name.startswith("_"):
                 continue
-            spec = importlib.util.spec_from_file_location(f"_help_{path.stem}", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            module = config_files.load(path, f"_help_{path.stem}")
             own = getattr(module, "ARGUMENTS", base.ARGUMENTS if folder == "configs" else {})
             words = [f"{key}={'|'.join(map(str, values))}" for key, values in own.items()]
             words += [base.TINY] + ([base.REPLICATE] if hasattr(module, "REPLICATED") else [])

@@ -45,12 +45,11 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
-import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from attention_research import stats
+from attention_research import config_files, stats
 from attention_research.reports import markdown_table
 from attention_research.workdir import write_atomically
 
@@ -237,9 +236,7 @@ def experiment_modules():
     """(name, module) of every experiments/*.py that defines ``findings``, by name."""
     found = []
     for path in sorted((ROOT / "experiments").glob("*.py")):
-        spec = importlib.util.spec_from_file_location(f"_experiment_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = config_files.load(path, f"_experiment_{path.stem}")
         if hasattr(module, "findings"):
             found.append((path.stem, module))
     return found

@@ -28,8 +28,6 @@ alone, with the report code of today and the baseline today's experiment file na
 from __future__ import annotations
 
 import csv
-import importlib.util
-import inspect
 import re
 import shutil
 import sys
@@ -37,6 +35,7 @@ from pathlib import Path
 
 import ml_collections
 
+from attention_research import config_files
 from attention_research.reports import setting_name
 from attention_research.workdir import read_json, write_atomically
 
@@ -263,11 +262,8 @@ def experiment_baseline(destination) -> str | None:
         return None
     path, _, argument = launches[-1].partition(":")
     try:
-        spec = importlib.util.spec_from_file_location("_recorded_experiment", ROOT / path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        takes_argument = bool(inspect.signature(module.get_config).parameters)
-        config = module.get_config(argument or None) if takes_argument else module.get_config()
+        config = config_files.call(
+            config_files.load(ROOT / path, "_recorded_experiment").get_config, argument)
     except Exception as error:  # a renamed file or argument: redraw with what was saved
         print(f"{destination}: the baseline of {launches[-1]} could not be read ({error}); "
               "the members' config.json give it", file=sys.stderr)
