@@ -80,17 +80,13 @@ def test_the_readme_is_a_guide_of_at_most_300_lines():
 def test_the_readmes_sweep_file_runs_as_written(tmp_path):
     """The README's "Compare two attentions" file, saved as written, is a sweep of the
     members and cohorts its --dry_run comment promises, and its baseline is one of them."""
-    import importlib.util
-
-    from attention_research import sweeps
+    from attention_research import config_files, sweeps
     text = (ROOT / "README.md").read_text().split("## Compare two attentions", 1)[1]
     code = re.search(r"```python\n(.*?)```", text, flags=re.S)[1]
     promised = re.search(r"--dry_run +# (\d+) members, (\d+) cohorts", text)
     path = tmp_path / code.splitlines()[0].removeprefix("# experiments/")
     path.write_text(code)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = config_files.load(path)
     members = sweeps.expand(module.get_config(), module.get_sweep(), tmp_path / "run")
     assert (len(members), len(sweeps.cohorts(members))) == tuple(map(int, promised.groups()))
     assert module.get_config().baseline in {sweeps.baseline_name(m.overrides) for m in members

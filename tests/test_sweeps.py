@@ -379,8 +379,9 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     """The sweeps under experiments/ are refused before anything trains if they are wrong;
     every experiment is a sweep file that launch.py runs."""
     import importlib
-    import importlib.util
     from pathlib import Path
+
+    from attention_research import config_files
     root = Path(__file__).resolve().parents[1]
     expected = {"compare_attention": (360, 72), "length_generalization": (180, 36),
                 "fixed_vector": (12, 4),
@@ -398,9 +399,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)
     for name, (num_members, num_cohorts) in expected.items():
-        spec = importlib.util.spec_from_file_location(name, root / "experiments" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = config_files.load(root / "experiments" / f"{name}.py")
         members = sweeps.expand(module.get_config(), module.get_sweep(), tmp_path / name)
         assert (len(members), len(sweeps.cohorts(members))) == (num_members, num_cohorts), name
         # Every experiment takes the tiny argument (a sweep through launch.py runs in
