@@ -3,6 +3,7 @@
 import csv
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -634,6 +635,41 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
         assert [row["member"] for row in csv.DictReader(table)] == ["seed-1"]
     assert (results / "only" / "seed-1" / "plots" / "learning_curves.png").is_file()
     assert not (results / "only" / "seed-0" / "summary.md").exists()  # no table: left alone
+    # Heat maps need the parameters: redraw_heatmaps trains the member each was drawn
+    # from again (its whole cohort, --only) and keeps the new map only if its logs are
+    # the record's, timings aside.
+    from attention_research import redraw_heatmaps
+    assert redraw_heatmaps.drawn_members(results) == {"seed-0": "base"}
+    assert redraw_heatmaps.training_arguments(results) == ["--config=experiments/x.py"]
+    launched = []
+
+    def launch(arguments):
+        launched.append(arguments)
+        flags = dict(a.split("=", 1) for a in arguments)
+        run_sweep(tiny_config(), sweep, Path(flags["--workdir"]), progress=False,
+                  only=flags["--only"])
+
+    (results / "plots" / "attention_base.png").write_bytes(b"drawn before the overlay")
+    assert redraw_heatmaps.redraw_heatmaps(results, tmp_path / "maps", launch=launch) == {
+        "seed-0": "redrawn"}
+    assert launched == [["--config=experiments/x.py", f"--workdir={tmp_path / 'maps'}",
+                         "--only=seed-0"]]
+    assert ((results / "plots" / "attention_base.png").read_bytes()
+            == (tmp_path / "maps" / "members" / "seed-0" / "plots" / "attention.png").read_bytes())
+    # A member whose logs differ is another model: its map is not the record's.
+    logs = results / "members" / "seed-0" / "metrics.jsonl"
+    lines = logs.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if "train/loss" in line)
+    changed = json.loads(lines[index])
+    changed["train/loss"] += 1e-6
+    logs.write_text("\n".join(lines[:index] + [json.dumps(changed)] + lines[index + 1:]) + "\n")
+    (results / "plots" / "attention_base.png").write_bytes(b"drawn before the overlay")
+    said = redraw_heatmaps.redraw_heatmaps(results, tmp_path / "maps", launch=launch)
+    assert said["seed-0"].startswith(
+        f"not redrawn: its logs differ from the record's: line {index + 1} ")
+    assert "both on " in said["seed-0"]  # the same CPU and jaxlib, both recorded
+    assert (results / "plots" / "attention_base.png").read_bytes() == b"drawn before the overlay"
+    logs.write_text("\n".join(lines) + "\n")
     # A finished sweep trained on for more steps, on purpose: its cohort resumes from
     # its checkpoint (found under the name it began with) and records the change.
     longer = tiny_config()

@@ -96,6 +96,12 @@ def test_a_run_writes_every_output(finished_run):
     # The matrix-product precision it trained at (conftest.py sets "highest"): a GPU's
     # default is TF32, which a reader of the record must be able to tell apart.
     assert saved["devices"]["matmul_precision"] == "highest"
+    # And, on a CPU, which kind: XLA's floats differ in their last bits between AVX and
+    # AVX-512, so a record reproduces exactly only on the kind it names.
+    from attention_research.training.flops import VECTOR_EXTENSIONS, cpu_description
+    assert saved["devices"]["cpu"] == cpu_description()
+    assert saved["devices"]["cpu"]["model"] and (
+        saved["devices"]["cpu"]["vector"] in (*VECTOR_EXTENSIONS, None))
 
 
 @pytest.mark.slow

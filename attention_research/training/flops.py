@@ -151,6 +151,27 @@ def measured_cpu_peak(size: int = 1024, repeats: int = 5) -> tuple[float, str]:
     return peak, source
 
 
+VECTOR_EXTENSIONS = ("avx512f", "avx2", "avx", "sse4_2")  # widest first
+
+
+@functools.cache
+def cpu_description() -> dict:
+    """The host CPU's model and widest vector extension (/proc/cpuinfo's flags), kept in
+    every summary.json. XLA compiles other CPU code for AVX than for AVX-512, and the
+    last bits of a float differ with it, so a run reproduces its logs exactly only on
+    the kind of CPU (and the software) it ran on (docs/experiments.md)."""
+    flags = set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = set(line.partition(":")[2].split())
+                break
+    except OSError:
+        pass
+    return {"model": _cpu_model(),
+            "vector": next((f for f in VECTOR_EXTENSIONS if f in flags), None)}
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

@@ -466,7 +466,9 @@ class Cohort:
                         or "default",
                         "processes": jax.process_count(),
                         "mesh": dict(self.placement.mesh.shape),
-                        "members_sharded": self.placement.member_axis is not None},
+                        "members_sharded": self.placement.member_axis is not None,
+                        **({"cpu": flops.cpu_description()}
+                           if jax.devices()[0].platform == "cpu" else {})},
             "warnings": self.monitors[member].warnings,
             **({"stopped_early": step < config.train.num_steps and status == "finished"}
                if config.train.patience else {}),
