@@ -6,8 +6,9 @@ before the reference alignment was outlined on them (docs/experiments.md) can be
 redrawn only by training the member again. This does that, and keeps a redrawn map
 only where the retrained member logged exactly what the record holds: every number
 of its metrics.jsonl but timings (a cohort trained again from its seeds reproduces
-its logs on the same software, so equal logs say it is the same model; anything
-else says it is not, and its map is not the record's)::
+its logs bit for bit on the same kind of CPU and software, so equal logs say it is the
+same model; anything else says it is not, and its map is not the record's; a record
+trained on another kind of CPU cannot be redrawn here)::
 
     python -m attention_research.redraw_heatmaps experiments/results/pointer_generator
     python -m attention_research.redraw_heatmaps experiments/results/NAME --part=1/2  # and 2/2
