@@ -46,7 +46,10 @@ Amended 2026-11-29, before any member finished, after an audit as Luong et al.:
   explicit_vs_implicit's Multi30k replication, whose training is the same (its seeds
   0-2 give luong_table4_multi30k's dot BLEU bit for bit): the seeds are fixed in
   advance, so its test stays valid, but its dot side is not blind (dot is the arm whose
-  seeds barely spread).
+  seeds barely spread). Noted at the replication (2026-11-29, a second audit as Luong
+  et al.): that record chose its parameters by lowercased validation BLEU, this one by
+  cased; for dot 100-102 both pick the same steps (8000, 5000, 7500), and the retrained
+  logs match its logs bit for bit, so the replication's dot arm repeats its test BLEU.
 What the row cannot show, stated in it: Luong's BLEU is before unknown-word
 replacement (after it, 19.3 and 20.5; perplexity 6.4 and 6.1); their gap, 0.5 BLEU
 (2.8%), is about 1 BLEU at ours, under what this design detects (powered for about 5);
@@ -164,11 +167,19 @@ def findings(results):
             f"({len(bleu[DOT])} seeds), location {cell(bleu[LOCATION], 2)} "
             f"({len(bleu[LOCATION])} seeds); dot − location = {test['difference']:+.2f} BLEU "
             f"[{test['low']:+.2f}, {test['high']:+.2f}], p = {test['p']:.3g}, "
-            f"{test['df']:.1f} degrees of freedom, standard error {test['se']:.2f} (seeds "
+            f"{test['df']:.1f} degrees of freedom (Satterthwaite's, the sentences' part "
+            f"taken as exact), standard error {test['se']:.2f} (seeds "
             f"{test['seed_se']:.2f}, sentences {test['sentence_se']:.2f}); at this standard "
             f"error, a difference of {detectable:.1f} BLEU is detected at 80% power (read "
             "after the run; the design was sized for 5 BLEU at a seed SD of 3.9); "
             + _without_normality(bleu) + f"; per seed: {per_seed}")
+    from attention_research.findings import REPLICATION_SEEDS
+    if list(SEEDS) == list(REPLICATION_SEEDS):
+        # The page shows a replication by its `ours` alone (findings.with_replication):
+        # its own size and learning speed, and what its dot arm is (the audit as Luong
+        # et al. at the replication, 2026-11-29).
+        ours += (". " + _size(verdict, test, share, location_mean) + _learning(results)
+                 + _earlier_dot(results, bleu[DOT], seeds[DOT]))
     why = ("the rule written before the run (this experiment's file): Welch's t on the two "
            "settings' seed means of cased test BLEU, its variance the seeds' plus the "
            f"sentences' (metrics.paired_seed_test, {RESAMPLES:,} resamples), separates dot "
@@ -192,6 +203,30 @@ def findings(results):
            "replication), so that arm is not blind; its seeds are the project's replication "
            "seeds, fixed in advance")
     return [f.Finding(KEY, TITLE, paper, ours, verdict, why, plot)]
+
+
+# The record that trained the replication's dot seeds 100-102 before, in this regime.
+EARLIER_DOT = "explicit_vs_implicit_translation_multi30k_replication"
+
+
+def _earlier_dot(results, values: list, wanted: list) -> str:
+    """Whether the replication's dot members repeat ``EARLIER_DOT``'s test BLEU: where
+    they do, location's seeds are the replication's only new draws."""
+    from pathlib import Path
+
+    from attention_research import findings as f
+    earlier = [summary["members"][0]["final"].get("test/bleu")
+               for _, summary in f._summaries(Path(results).parent / EARLIER_DOT, DOT, wanted)]
+    if len(earlier) != len(values):
+        return ""
+    if earlier == values:
+        return (f" Dot's {len(values)} members give {EARLIER_DOT}'s test BLEU for the same "
+                "seeds exactly (the same training, known before this rule was written), so "
+                f"location's {LOCATION_SEED_COUNT} seeds are this replication's only new "
+                "draws, and the same dot values also stand in that record's rows.")
+    return (f" Dot's {len(values)} members differ from {EARLIER_DOT}'s test BLEU for the "
+            "same seeds (" + ", ".join(f"{a:.2f} against {b:.2f}"
+                                       for a, b in zip(values, earlier)) + ").")
 
 
 def _without_normality(bleu: dict) -> str:
