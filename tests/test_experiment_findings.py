@@ -670,6 +670,12 @@ def test_the_location_follow_up_replicates_on_its_own_seeds(tmp_path, monkeypatc
     row, = findings.with_replication(lf, own, again)
     assert row.verdict == "inconclusive" and row.replicated == "not confirmed"
     assert "location's seeds 100–107 and dot's 100–102 (11 seeds)" in row.replication
+    # The page shows a replication by its `ours` alone: it states its own size, and
+    # where the first run's difference lies against its interval (the audit as Luong
+    # et al. at the replication, 2026-11-29).
+    assert "The direction is tested, not the size" in row.replication
+    assert re.search(r"The first run's dot − location, [+-]\d+\.\d\d BLEU, lies (in|out)side "
+                     "this interval", row.replication)
 
 
 # --- translation_recipe: the tuned default against the first -------------------------
