@@ -180,7 +180,7 @@ def findings(results):
         # its own size and learning speed, and what its dot arm is (the audit as Luong
         # et al. at the replication, 2026-11-29).
         ours += (". " + _size(verdict, test, share, location_mean)
-                 + _against_first_run(results, test) + _learning(results)
+                 + _against_first_run(results, test, verdict) + _learning(results)
                  + _earlier_dot(results, bleu[DOT], seeds[DOT]))
     why = ("the rule written before the run (this experiment's file): Welch's t on the two "
            "settings' seed means of cased test BLEU, its variance the seeds' plus the "
@@ -207,7 +207,7 @@ def findings(results):
     return [f.Finding(KEY, TITLE, paper, ours, verdict, why, plot)]
 
 
-def _against_first_run(results, test: dict) -> str:
+def _against_first_run(results, test: dict, verdict: str) -> str:
     """Whether the first run's dot − location (its seed means) lies in the replication's
     interval: the direction can replicate while the size does not."""
     from pathlib import Path
@@ -223,8 +223,9 @@ def _against_first_run(results, test: dict) -> str:
     difference = float(np.mean(means[DOT]) - np.mean(means[LOCATION]))
     inside = test["low"] <= difference <= test["high"]
     return (f" The first run's dot − location, {difference:+.2f} BLEU, lies "
-            + ("inside this interval." if inside else
-               "outside this interval: the direction replicates, the size does not."))
+            + ("inside this interval." if inside else "outside this interval"
+               + (": the direction replicates, the size does not." if verdict == "reproduced"
+                  else ".")))
 
 
 # The record that trained the replication's dot seeds 100-102 before, in this regime.
