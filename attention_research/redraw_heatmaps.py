@@ -34,6 +34,7 @@ from pathlib import Path
 
 from attention_research.record import ROOT
 from attention_research.reports import setting_name
+from attention_research.workdir import WorkDir
 
 MAPS = ("attention", "explicit_vs_implicit")  # record(): plots/<map>_<setting>.png
 # launch.py's flags that say where and what part of a sweep trains, not how a member
@@ -81,8 +82,7 @@ def log_difference(recorded: Path, retrained: Path) -> str | None:
     run logs and the record lacks (a metric added since) are not compared."""
     if not retrained.is_file():
         return f"{retrained} was not written"
-    old = [json.loads(line) for line in recorded.read_text().splitlines() if line.strip()]
-    new = [json.loads(line) for line in retrained.read_text().splitlines() if line.strip()]
+    old, new = (WorkDir(path.parent).read_metrics() for path in (recorded, retrained))
     if len(old) != len(new):
         return f"{len(new)} log lines against the record's {len(old)}"
     for number, (a, b) in enumerate(zip(old, new), 1):

@@ -150,8 +150,7 @@ def findings(results):
     everything = [(np.arange(metrics.sentence_count(systems, references)), 1.0)]
     test = metrics.paired_seed_test(systems, references, DOT, LOCATION, everything,
                                     n_samples=RESAMPLES)
-    bleu = {name: [summary["members"][0]["final"]["test/bleu"]
-                   for _, summary in summaries[name]] for name in seeds}
+    bleu = {name: _test_bleu(summaries[name]) for name in seeds}
     rule = stats.BLEU
     separated = (test["p"] < stats.LEVEL and abs(test["difference"]) >= rule.min_effect
                  and max(np.mean(values) for values in bleu.values()) >= rule.floor)
@@ -207,6 +206,11 @@ def findings(results):
     return [f.Finding(KEY, TITLE, paper, ours, verdict, why, plot)]
 
 
+def _test_bleu(summaries) -> list:
+    """Each member's cased test BLEU, from ``findings._summaries``' (path, summary)."""
+    return [summary["members"][0]["final"]["test/bleu"] for _, summary in summaries]
+
+
 def _against_first_run(results, test: dict, verdict: str) -> str:
     """Whether the first run's dot − location (its seed means) lies in the replication's
     interval: the direction can replicate while the size does not."""
@@ -216,8 +220,8 @@ def _against_first_run(results, test: dict, verdict: str) -> str:
 
     from attention_research import findings as f
     first = Path(results).parent / NAME
-    means = {name: [s["members"][0]["final"]["test/bleu"] for _, s in f._summaries(
-        first, name, wanted)] for name, wanted in seeds_of(list(FIRST_RUN_SEEDS)).items()}
+    means = {name: _test_bleu(f._summaries(first, name, wanted))
+             for name, wanted in seeds_of(list(FIRST_RUN_SEEDS)).items()}
     if not all(means.values()):
         return ""
     difference = float(np.mean(means[DOT]) - np.mean(means[LOCATION]))
@@ -238,8 +242,7 @@ def _earlier_dot(results, values: list, wanted: list) -> str:
     from pathlib import Path
 
     from attention_research import findings as f
-    earlier = [summary["members"][0]["final"].get("test/bleu")
-               for _, summary in f._summaries(Path(results).parent / EARLIER_DOT, DOT, wanted)]
+    earlier = _test_bleu(f._summaries(Path(results).parent / EARLIER_DOT, DOT, wanted))
     if len(earlier) != len(values):
         return ""
     if earlier == values:

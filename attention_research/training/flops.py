@@ -160,27 +160,25 @@ def cpu_description() -> dict:
     every summary.json. XLA compiles other CPU code for AVX than for AVX-512, and the
     last bits of a float differ with it, so a run reproduces its logs exactly only on
     the kind of CPU (and the software) it ran on (docs/experiments.md)."""
-    flags = set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                flags = set(line.partition(":")[2].split())
-                break
-    except OSError:
-        pass
+    flags = set(_cpuinfo("flags").split())
     return {"model": _cpu_model(),
             "vector": next((f for f in VECTOR_EXTENSIONS if f in flags), None)}
 
 
-def _cpu_model() -> str:
+def _cpuinfo(field: str) -> str:
+    """The first value of ``field`` in /proc/cpuinfo; '' where there is none."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith(field):
                 return line.partition(":")[2].strip()
     except OSError:
         pass
+    return ""
+
+
+def _cpu_model() -> str:
     import platform
-    return platform.processor() or platform.machine()
+    return _cpuinfo("model name") or platform.processor() or platform.machine()
 
 
 @functools.lru_cache(maxsize=None)
