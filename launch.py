@@ -70,7 +70,7 @@ _ONLY = flags.DEFINE_string(
 _RECORD = flags.DEFINE_bool(
     "record", False, "Sweeps: afterwards, copy the report and every finished member into "
     "results/<name>/ beside the sweep file (experiments/results/NAME/), replacing files of "
-    "the same name and deleting nothing (attention_research/record.py).")
+    "the same name and deleting nothing (experiments/lab/record.py).")
 _COMPILATION_CACHE = flags.DEFINE_string(
     "compilation_cache", None, "Directory of JAX's persistent compilation cache; 'off' turns "
     "it off. Default: $ATTENTION_RESEARCH_COMPILATION_CACHE, else "
@@ -335,7 +335,7 @@ def _adopt_from(workdir) -> tuple[Path, ...]:
 
 def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
     import jax
-    from attention_research.record import record
+    from experiments.lab.record import record
     from attention_research.training.loop import train
     from attention_research.training.sweep import failure_line, run_sweep
     from attention_research.workdir import claim, ensure_writable

@@ -75,7 +75,7 @@ def get_sweep(arg=None):
     findings read (``NAMES``), on seeds never used before (issue 35)."""
     tasks = sweeps.axis("config.task.name", ["copy", "reverse", "sort"])
     if base.replicating(arg):
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         return sweeps.product(list(NAMES.values()), tasks,
                               sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(FORMULATIONS + CONTROLS, tasks, sweeps.axis("config.seed", SEEDS))
@@ -119,7 +119,7 @@ def findings(results):
     claims (See et al. on coverage and copying, Martins & Astudillo and Peters et al. on
     sparse weights, Luong et al. on local-m, Raffel et al. on monotonic attention) and
     our own observations (``paper=None``)."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     rows = f.report_rows(results)
     settings = [_setting(name, task) for name in NAMES for task in TASKS]
     complete = f.finished_members(rows, settings, len(SEEDS))

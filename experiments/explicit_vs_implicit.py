@@ -133,19 +133,19 @@ def get_sweep(arg=None):
         # (translation-weights-faithful-multi30k) needs each of them to hold.
         seeds = SEEDS
         if base.replicating(arg):
-            from attention_research.findings import REPLICATION_SEEDS
+            from experiments.lab.findings import REPLICATION_SEEDS
             seeds = list(REPLICATION_SEEDS)
         return sweeps.product(_multi30k_formulations(), sweeps.axis("config.seed", seeds))
     if _translation(arg) and base.replicating(arg):
         # `additive` on fresh seeds: the first translation default's side of
         # translation_recipe's "tuned-translation-default" row (issue 35).
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         return sweeps.product(TRANSLATION_FORMULATIONS[:1],
                               sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     if _translation(arg):
         return sweeps.product(TRANSLATION_FORMULATIONS, sweeps.axis("config.seed", SEEDS))
     if base.replicating(arg):  # `none` on the three tasks, on fresh seeds (issue 35)
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         return sweeps.product([{"config.model.attention.score": "none"}],
                               sweeps.axis("config.task.name", ["copy", "reverse", "sort"]),
                               sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
@@ -230,7 +230,7 @@ def _translation_findings(results):
     in its report (the diagonal's, once they are all analysed with it): per setting
     (additive, dot, the Transformer), Welch's t over the 3 seeds, Holm-corrected over
     the 3 settings, with the ablation's minimum effect."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     rows = f.report_rows(results)
     settings = [sweeps.member_name(s) for s in _multi30k_formulations()]
@@ -371,7 +371,7 @@ def _within_seeds(pairs) -> str:
 
 
 def _symbol_findings(results):
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     rows = f.report_rows(results)
     settings = _settings()
     out = []

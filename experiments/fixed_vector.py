@@ -36,14 +36,14 @@ REPLICATED = ("fixed-vector-not-capacity",)
 
 def get_sweep(arg=None):
     if base.replicating(arg):  # every model on fresh seeds (issue 35)
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         return sweeps.product(MODELS, sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(MODELS, sweeps.axis("config.seed", SEEDS))
 
 
 def findings(results):
     """Attention at 64 against the fixed vector at 64, 128 and 256, on lengths 26-50."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     paper = ("Bahdanau et al. 2015, Figure 2 and Table 1: RNNencdec-50's BLEU falls as "

@@ -102,7 +102,7 @@ def get_sweep(arg=None):
     all_sampled = [{**XU_CODE_SETTINGS[0], f"{HARD}.reinforce_weight": weight}
                    for weight in ALL_SAMPLED_WEIGHTS]
     if base.replicating(arg):  # what the replicable findings read, on fresh seeds
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         fresh = sweeps.axis("config.seed", list(REPLICATION_SEEDS))
         # soft, ours, Xu's code with and without the soft half, Xu's scale
         both = ([SETTINGS[0], SETTINGS[1], XU_CODE_SETTINGS[1], XU_CODE_SETTINGS[0]] + XU_SCALE
@@ -187,7 +187,7 @@ SOFT_HALF_RULE = (
 def findings(results):
     """Accuracy of Xu's estimator against soft; the noise of the gradients; two
     observations. Each waits for the settings it reads alone."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     rows = f.report_rows(results)
 
     def waiting(settings, key, title, paper):

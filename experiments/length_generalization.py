@@ -167,7 +167,7 @@ DECIDED_BY_FRESH_SEEDS = {
 
 def get_sweep(arg=None):
     if base.replicating(arg):  # what the replicable rows read, on fresh seeds
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         # NoPE and relative positions without clipping (k beyond every distance), asked
         # by the audit as Shaw et al.: what the causal mask alone gives, and whether the
         # clipping is what generalises. Shown beside; no rule reads them.
@@ -192,7 +192,7 @@ def findings(results):
     against sinusoidal positions beyond training, against Press et al.; relative
     positions on unseen lengths, against Shaw et al.; location-aware against
     content-based attention on 10x longer sources, against Chorowski et al."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     rows = f.report_rows(results)
     return [_dehghani(f, rows, results), _press(f, rows, results), _shaw(f, rows, results),
             _chorowski(f, rows, results), _rope(f, rows, results)]

@@ -103,7 +103,7 @@ def get_config(arg=None):
 
 
 def get_sweep(arg=None):
-    from attention_research.findings import REPLICATION_SEEDS
+    from experiments.lab.findings import REPLICATION_SEEDS
     seeds = seeds_of(list(REPLICATION_SEEDS) if base.replicating(arg) else SEEDS)
     # Location's seeds first: they are the ones whose spread the test needs.
     return [member for name in (LOCATION, DOT) for member in sweeps.product(
@@ -115,7 +115,7 @@ def findings(results):
     import numpy as np
     from scipy import stats as scipy_stats
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     from attention_research.tasks.translation import metrics
@@ -173,7 +173,7 @@ def findings(results):
             f"error, a difference of {detectable:.1f} BLEU is detected at 80% power (read "
             "after the run; the design was sized for 5 BLEU at a seed SD of 3.9); "
             + _without_normality(bleu) + f"; per seed: {per_seed}")
-    from attention_research.findings import REPLICATION_SEEDS
+    from experiments.lab.findings import REPLICATION_SEEDS
     if list(SEEDS) == list(REPLICATION_SEEDS):
         # The page shows a replication by its `ours` alone (findings.with_replication):
         # its own size and learning speed, and what its dot arm is (the audit as Luong
@@ -218,7 +218,7 @@ def _against_first_run(results, test: dict, verdict: str) -> str:
 
     import numpy as np
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     first = Path(results).parent / NAME
     means = {name: _test_bleu(f._summaries(first, name, wanted))
              for name, wanted in seeds_of(list(FIRST_RUN_SEEDS)).items()}
@@ -241,7 +241,7 @@ def _earlier_dot(results, values: list, wanted: list) -> str:
     they do, location's seeds are the replication's only new draws."""
     from pathlib import Path
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     earlier = _test_bleu(f._summaries(Path(results).parent / EARLIER_DOT, DOT, wanted))
     if len(earlier) != len(values):
         return ""
@@ -302,7 +302,7 @@ def _learning(results) -> str:
     1000, and the steps of each member's best, the parameters the test translates; each
     member's metrics.jsonl read once. Location is said to learn more slowly only where
     every location seed is behind every dot seed at step 1000."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     early, best = {}, {}
     for name in (DOT, LOCATION):
         for path in f.member_files(results, name, "metrics.jsonl"):

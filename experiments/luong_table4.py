@@ -118,7 +118,7 @@ def get_sweep(arg=None):
                              "on fresh seeds")
         return sweeps.product(SETTINGS, sweeps.axis("config.seed", SEEDS))
     if base.replicating(arg):  # fresh seeds (issue 35)
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         return sweeps.product(REPLICATION_SETTINGS,
                               sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(SETTINGS, sweeps.axis("config.seed", SEEDS))
@@ -128,7 +128,7 @@ def _translations(results, setting, seeds=None):
     """Each finished seed's test translations and the references, in seed order; for a
     corpus whose texts are not committed (Multi30k), each seed's BLEU statistics per
     sentence (translations/test.sentences.tsv) and None, which metrics' tests take."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research.tasks.translation import metrics
     # The finished members (of ``seeds``, if given), as the report's rows are filtered
     # (an audit of the replication).
@@ -145,7 +145,7 @@ def _translations(results, setting, seeds=None):
 
 def _location_alignment(results):
     """Luong et al.'s "location is poor", judged by alignment where it is known."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     paper = ("Luong et al. 2015, Table 6 (AER, lower is better): global (location) 0.39, "
@@ -153,7 +153,7 @@ def _location_alignment(results):
              "learns poorer alignments")
     source = results.parent / ("compare_attention_replication"
                                if results.name.endswith("_replication") else "compare_attention")
-    from attention_research.findings import REPLICATION_SEEDS
+    from experiments.lab.findings import REPLICATION_SEEDS
     from experiments.compare_attention import SEEDS as FIRST_SEEDS
     wanted = REPLICATION_SEEDS if source.name.endswith("_replication") else FIRST_SEEDS
     # Each setting's finished members of the seeds that run trains, and every one of
@@ -239,7 +239,7 @@ def findings(results):
 def _table4(results, corpus: str, suffix: str, title_suffix: str):
     """Table 4's comparisons on one corpus's record: rows keyed as on ding_de_en plus
     ``suffix``, titled plus ``title_suffix``."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     import numpy as np

@@ -73,7 +73,7 @@ def choice(results) -> dict[str, tuple[str, float]]:
     "transformer": (the setting's name in SETTINGS, its mean)}. A family is left out
     until every seed of every one of its settings has finished: the choice is made
     once, from the whole sweep."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     best = {}
     for family in ("rnn", "transformer"):
         means = {}

@@ -63,7 +63,7 @@ def get_config(arg=None):
 def get_sweep(arg=None):
     seeds = SEEDS
     if base.replicating(arg):  # fresh seeds (issue 35)
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         seeds = list(REPLICATION_SEEDS)
     seed = sweeps.axis("config.seed", seeds)
     return (sweeps.product([POINTER], sweeps.axis("config.task.name", TASKS), seed)
@@ -80,7 +80,7 @@ def _setting(overrides: dict, task: str) -> str:
 
 
 def findings(results):
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     key, title = "pointer-generator-prefers-copying", "The pointer-generator's gate prefers copying"

@@ -56,7 +56,7 @@ VASWANI = ("Vaswani et al. 2017, §3.2.1 and footnote 4: with unit-variance comp
 
 def findings(results):
     """The untrained measurement (untrained.csv) and the training sweep (summary.csv)."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     out = []

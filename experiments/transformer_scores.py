@@ -24,7 +24,7 @@ REPLICATED = ("transformer-additive-fits-faster-at-a-cost", "transformer-unscale
 
 def get_sweep(arg=None):
     if base.replicating(arg):  # the same settings on fresh seeds (issue 35)
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         seeds = list(REPLICATION_SEEDS)
     else:
         seeds = SEEDS
@@ -39,7 +39,7 @@ def findings(results):
     cost, and unscaled dot behind scaled_dot."""
     import json
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     rows = f.report_rows(results)
     names = ("scaled_dot", "additive", "dot")

@@ -313,7 +313,7 @@ def get_config(arg=None):
 
 def get_sweep(arg=None):
     if base.replicating(arg):  # the four settings the rules read, on fresh seeds
-        from attention_research.findings import REPLICATION_SEEDS
+        from experiments.lab.findings import REPLICATION_SEEDS
         return sweeps.product(SETTINGS, sweeps.axis("config.seed", list(REPLICATION_SEEDS)))
     return sweeps.product(SETTINGS, sweeps.axis("config.seed", SEEDS))
 
@@ -328,7 +328,7 @@ def _pooled(results, setting, seeds, suffix=""):
     translations at the tuned length penalty (TUNED) instead of at alpha 0.6."""
     import numpy as np
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research.tasks.translation import metrics
     statistics, words, splits = [], None, np.zeros(0, int)
     for folder in f.finished_members_of(results, setting, seeds):
@@ -388,7 +388,7 @@ def _interval(test) -> str:
 
 def _pending(key, title, paper, done):
     """The row while a setting it reads lacks seeds: how many each has."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     return f.pending(key, title, paper, "Multi30k test sets, " + ", ".join(
         f"{name}: {count} of {len(SEEDS)}" for name, count in done.items()))
 
@@ -429,7 +429,7 @@ def _registered(results):
     """The rule of the docstring, on the recorded test translations."""
     import numpy as np
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.tasks.translation import metrics
     encdec, search, bidirectional, transformer_name = (sweeps.member_name(s)
@@ -494,7 +494,7 @@ def _revised(results):
     """REVISED_RULE on a replication record (seeds REPLICATION_SEEDS, read as SEEDS)."""
     import numpy as np
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.tasks.translation import metrics
     encdec, search, bidirectional = (sweeps.member_name(s) for s in SETTINGS[:3])
@@ -591,7 +591,7 @@ def _holds(results):
     Transformer's, a non-inferiority test with margin HOLDS_MARGIN."""
     import numpy as np
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research.tasks.translation import metrics
     search, transformer_name = sweeps.member_name(SETTINGS[1]), sweeps.member_name(SETTINGS[3])
     systems, done, words, _ = _read(results, [search, transformer_name])
@@ -665,7 +665,7 @@ def _holds_revised(results):
     tuned length penalty (task.length_penalty_search, the TUNED splits)."""
     import numpy as np
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research.tasks.translation import metrics
     from attention_research.tasks.translation.task import TUNED
     encdec, search, control, transformer_name = (sweeps.member_name(s) for s in SETTINGS)
@@ -811,7 +811,7 @@ def _searches(results, setting) -> list:
     words; None without a search) and its chosen alpha (None), from summary.json."""
     import json
 
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     found = []
     for folder in f.finished_members_of(results, setting, SEEDS):
         search = json.loads((folder / "summary.json").read_text()).get(

@@ -81,7 +81,8 @@ def findings(results):
     """The tuned default against the first one: test BLEU over seeds (Welch's t decides)
     and the paired bootstrap over test sentences of the seed-mean BLEU beside it; and,
     read by no rule, what the validation sweep says of where the gain comes from."""
-    from attention_research import findings as f, stats
+    from attention_research import stats
+    from experiments.lab import findings as f
     from attention_research.reports import interval_cell as cell
     from attention_research.tasks.translation import metrics
     from experiments import explicit_vs_implicit, luong_table4
@@ -141,7 +142,7 @@ def _where_the_gain_is(record) -> str:
     """What the validation sweep says of the tuned default's gain, read by no rule (an
     audit as Sennrich & Zhang would read the row): its ``base`` is the first recipe
     trained as long as the tuned one, with the best checkpoint."""
-    from attention_research import findings as f
+    from experiments.lab import findings as f
     from attention_research import stats
     from attention_research.reports import interval_cell as cell
     values = {name: [m["final"]["validation/bleu"] for m in

@@ -13,7 +13,7 @@ import shutil
 import numpy as np
 import pytest
 
-from attention_research import findings
+from experiments.lab import findings
 
 EXPERIMENTS = dict(findings.experiment_modules())
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attention_research import findings
+from experiments.lab import findings
 
 
 @pytest.mark.slow
@@ -10,7 +10,7 @@ def test_the_committed_findings_page_is_what_the_committed_results_give():
     page = findings.page(findings.collect())
     committed = (findings.ROOT / "experiments" / "FINDINGS.md").read_text()
     assert page == committed, ("experiments/FINDINGS.md is stale: rebuild it with "
-                               "python -m attention_research.findings")
+                               "python -m experiments.lab.findings")
 
 
 def test_a_finding_takes_only_the_known_verdicts():

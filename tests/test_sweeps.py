@@ -394,7 +394,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "explicit_vs_implicit": (198, 66),
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
                 "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4),
-                "multi30k_goals": (6, 2)}
+                "multi30k_goals": (6, 2), "luong_table6": (60, 5)}
     # Time a train step, an evaluation; run a peer toolkit: no sweep.
     tools = {"step_speed", "eval_speed", "joeynmt_peer"}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
@@ -452,7 +452,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     arg = "task=translation,corpus=multi30k,replicate"
     members = sweeps.expand(module.get_config(arg), module.get_sweep(arg), tmp_path / arg)
     assert members[0].config.name == "explicit_vs_implicit_translation_multi30k_replication"
-    from attention_research.findings import REPLICATION_SEEDS
+    from experiments.lab.findings import REPLICATION_SEEDS
     assert {m.config.seed for m in members} == set(REPLICATION_SEEDS)
     assert {m.name.rsplit("_seed-", 1)[0] for m in members} == {
         sweeps.member_name(s) for s in module._multi30k_formulations()}
@@ -501,7 +501,7 @@ def test_a_record_of_multi30k_keeps_no_text_of_the_corpus(tmp_path):
     findings compute), not the sources and references, nor the samples' texts."""
     import json
 
-    from attention_research.record import record
+    from experiments.lab.record import record
     from attention_research.tasks.translation import metrics
     run, results = tmp_path / "run", tmp_path / "results"
     member = run / "members" / "seed-0"
@@ -535,7 +535,7 @@ def test_a_record_of_multi30k_keeps_no_text_of_the_corpus(tmp_path):
 def test_a_record_without_a_readme_gets_one_made_from_its_files(tmp_path):
     """Issue 38: every record says what it is. The README comes from the record's own
     files (here its commands and members) and is never written over."""
-    from attention_research.record import GENERATED, write_readme
+    from experiments.lab.record import GENERATED, write_readme
     results = tmp_path / "experiments" / "results" / "some_sweep_replication"
     (results / "members" / "m_seed-100").mkdir(parents=True)
     (results / "members" / "m_seed-100" / "summary.json").write_text("{}")
@@ -557,7 +557,7 @@ def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_pat
     """commands.txt gains the work directory's new lines: a work directory that extends
     the record, or one made afresh on another machine (it holds only its own launches),
     whose lines follow the record's, which are not lost."""
-    from attention_research.record import record
+    from experiments.lab.record import record
     run, results = tmp_path / "run", tmp_path / "results"
     run.mkdir()
     (run / "commands.txt").write_text("a\nb\n")
@@ -583,7 +583,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     members, deleting nothing; members copied back into a work directory are not
     retrained."""
     import shutil
-    from attention_research.record import record
+    from experiments.lab.record import record
     sweep = sweeps.axis("config.seed", [0, 1])
     summaries = run_sweep(tiny_config(), sweep, tmp_path / "run", progress=False,
                           command="python launch.py --config=experiments/x.py")
@@ -620,9 +620,9 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
                                                   r"5.*move .*seed-0 away to train this member"):
         run_sweep(changed, sweep, resumed, progress=False, hooks=[calls.append])
     assert calls == [] and (resumed / "members" / "seed-0" / "summary.json").is_file()
-    # The record alone redraws the same report (python -m attention_research.findings
+    # The record alone redraws the same report (python -m experiments.lab.findings
     # --redraw), its plots included.
-    from attention_research.record import redraw
+    from experiments.lab.record import redraw
     written = (results / "summary.md").read_text()
     (results / "plots" / "learning_curves.png").unlink()
     (results / "only" / "seed-1").mkdir(parents=True)  # an --only report, drawn long ago
@@ -638,7 +638,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     # Heat maps need the parameters: redraw_heatmaps trains the member each was drawn
     # from again (its whole cohort, --only) and keeps the new map only if its logs are
     # the record's, timings aside.
-    from attention_research import redraw_heatmaps
+    from experiments.lab import redraw_heatmaps
     assert redraw_heatmaps.drawn_members(results) == {"seed-0": "base"}
     assert redraw_heatmaps.training_arguments(results) == ["--config=experiments/x.py"]
     launched = []
@@ -771,7 +771,7 @@ def test_a_redrawn_record_reads_the_baseline_its_experiment_names_today(tmp_path
     """record.experiment_baseline: the baseline of the experiment file (and argument) the
     record's last launch names, so that ``findings --redraw`` reads even members trained
     before the field against it; the members' own where that file is gone."""
-    from attention_research.record import experiment_baseline
+    from experiments.lab.record import experiment_baseline
     assert experiment_baseline(tmp_path) is None  # no commands.txt
     (tmp_path / "commands.txt").write_text(
         "python launch.py --config=experiments/luong_table4.py:replicate --part=1/2\n"

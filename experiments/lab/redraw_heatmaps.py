@@ -10,8 +10,8 @@ its logs bit for bit on the same kind of CPU and software, so equal logs say it 
 same model; anything else says it is not, and its map is not the record's; a record
 trained on another kind of CPU cannot be redrawn here)::
 
-    python -m attention_research.redraw_heatmaps experiments/results/pointer_generator
-    python -m attention_research.redraw_heatmaps experiments/results/NAME --part=1/2  # and 2/2
+    python -m experiments.lab.redraw_heatmaps experiments/results/pointer_generator
+    python -m experiments.lab.redraw_heatmaps experiments/results/NAME --part=1/2  # and 2/2
 
 Each map is of the setting's first member in name order, the member ``record`` drew
 it from (``plots/attention_<setting>.png``, ``plots/explicit_vs_implicit_<setting>.png``).
@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from attention_research.record import ROOT
+from experiments.lab.record import ROOT
 from attention_research.reports import setting_name
 from attention_research.workdir import WorkDir
 

@@ -18,9 +18,9 @@ validation BLEU that chose a best checkpoint during training cannot be rescored 
 hypotheses of those checkpoints are kept); ``selection_margins`` says how close each
 choice was. Rescoring twice changes nothing.
 
-    python -m attention_research.tasks.translation.rescore --restore=...=… \
+    python -m experiments.lab.rescore --restore=...=… \
         experiments/results/luong_table4
-    python -m attention_research.findings --redraw   # then the reports and FINDINGS.md
+    python -m experiments.lab.findings --redraw   # then the reports and FINDINGS.md
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def main(argv=None):
         mapping = dict(item.split("=", 1) for item in args.restore)
     except ValueError:
         sys.exit(f"--restore takes FORM=CHARACTER, got {args.restore}")
-    command = ("python -m attention_research.tasks.translation.rescore "
+    command = ("python -m experiments.lab.rescore "
                + " ".join(f"--restore={k}={v}" for k, v in mapping.items()) + " "
                + " ".join(str(r) for r in args.records))
     for record in args.records:

@@ -9,8 +9,8 @@ claim the docs make that no paper makes (e.g. "general fits slower than dot") is
 the verdicts holds / does not hold / inconclusive / pending. This module collects both
 into one page, so no number on it is typed by hand:
 
-    python -m attention_research.findings            # rebuild experiments/FINDINGS.md
-    python -m attention_research.findings --redraw   # first redraw every recorded report
+    python -m experiments.lab.findings            # rebuild experiments/FINDINGS.md
+    python -m experiments.lab.findings --redraw   # first redraw every recorded report
 
 Every "reproduced" and "holds" verdict is replicated on fresh seeds (issue 35), and a "not
 reproduced" or "does not hold" one where the experiment's test separated the claim the
@@ -53,10 +53,10 @@ from attention_research import config_files, stats
 from attention_research.reports import markdown_table
 from attention_research.workdir import write_atomically
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
 OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
-COMMAND = "python -m attention_research.findings"
+COMMAND = "python -m experiments.lab.findings"
 REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
 REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
 # Each separating verdict and the one that contradicts it.
@@ -522,7 +522,7 @@ def main(argv=None):
                         help="first redraw every recorded sweep report from its members")
     args = parser.parse_args(argv)
     if args.redraw:
-        from attention_research.record import redraw
+        from experiments.lab.record import redraw
         for folder in sorted((ROOT / "experiments" / "results").glob("*/")):
             count = redraw(folder)
             if count:

@@ -22,7 +22,7 @@ work directory makes a later run skip them (a finished member is never retrained
 
 ``redraw`` rebuilds a record's report (tables and plots) from its members' files
 alone, with the report code of today and the baseline today's experiment file names
-(``config.baseline``): ``python -m attention_research.findings --redraw``.
+(``config.baseline``): ``python -m experiments.lab.findings --redraw``.
 """
 
 from __future__ import annotations
@@ -114,7 +114,9 @@ def record(workdir, destination) -> list[str]:
     return recorded
 
 
-MARKER = "This README was written by `attention_research.record`"  # how one is known
+MARKER = "This README was written by `experiments.lab.record`"  # how one is known
+# The marker before the lab left the package (issue 70): such READMEs are still generated.
+MARKERS = (MARKER, "This README was written by `attention_research.record`")
 GENERATED = (MARKER + " from the sweep file's docstring and the record's files, because "
              "the record had none; it is rewritten as the record grows until notes of your "
              "own replace it.")
@@ -128,7 +130,7 @@ def write_readme(destination) -> bool:
     here is written again, so that it follows the record. Returns whether it wrote."""
     destination = Path(destination)
     readme = destination / "README.md"
-    if readme.exists() and MARKER not in readme.read_text():
+    if readme.exists() and not any(marker in readme.read_text() for marker in MARKERS):
         return False  # notes of someone's own
     name = destination.name
     experiment = name.removesuffix("_replication").removesuffix("_translation")
@@ -245,7 +247,7 @@ def recorded_members(destination) -> list:
             for index, name in enumerate(names)]
 
 
-ROOT = Path(__file__).resolve().parents[1]  # where a record's commands were run
+ROOT = Path(__file__).resolve().parents[2]  # where a record's commands were run
 
 
 def experiment_baseline(destination) -> str | None:
