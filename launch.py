@@ -13,21 +13,21 @@ compiled program) and the run ends with summary.md / summary.csv. Overrides on
 the command line apply to the base config under every member. Without --workdir
 the run goes to runs/<config>[_<argument>]; running the same command again
 resumes it from its last checkpoint. Compiled programs are cached on disk
-(attention_research/compilation_cache.py), so a second run skips compiling.
+(attention_research/running/compilation_cache.py), so a second run skips compiling.
 
 An error (a bad config, a missing file, a locked or unwritable work directory, a
 non-finite loss, a full disk) ends the run with one line, "error: …", that says what
 to do; --verbose shows the full traceback instead. SIGTERM or Ctrl-C stops at the next
 log with a checkpoint, prints one line and exits 143 or 130; a second stops at once
-(attention_research/training/preemption.py).
+(attention_research/running/preemption.py).
 """
 
 import time
 
 START_TIME = time.time()  # before the heavy imports: start-up counts in the run's time
 
-from attention_research import config_files  # noqa: E402  (light: no JAX)
-from attention_research.training import preemption  # noqa: E402  (light: no JAX)
+from attention_research.running import config_files  # noqa: E402  (light: no JAX)
+from attention_research.running import preemption  # noqa: E402  (light: no JAX)
 
 preemption.install_stop_now()  # Ctrl-C or SIGTERM while starting: exit, nothing written
 
@@ -85,7 +85,7 @@ _ADOPT_FROM = flags.DEFINE_string(
     "adopt_from", "", "Sweeps: comma-separated work directories of other sweeps (e.g. "
     "runs/luong_table4_multi30k,runs/translation_length). A member alone in its cohort "
     "that a finished member there trained (the same config but for its name, analysis "
-    "and other fields read after training; attention_research/training/adopt.py) starts "
+    "and other fields read after training; attention_research/running/adopt.py) starts "
     "from that member's last checkpoint and logs, and only runs its own final evaluation "
     "and analysis; the rest train. Nothing there is written.")
 _REFINISH = flags.DEFINE_bool(
@@ -126,7 +126,7 @@ def load_sweep(config_spec: str, baseline: str = ""):
     if not hasattr(module, "get_sweep"):
         return None
     sweep = config_files.call(module.get_sweep, argument)
-    from attention_research.sweeps import smoke
+    from attention_research.running.sweeps import smoke
     from configs.base import TINY
     return smoke(sweep, baseline=baseline) if TINY in argument.split(",") else sweep
 
@@ -254,7 +254,7 @@ def main(argv):
               file=sys.stderr)
         sys.exit(130)
     except Exception as error:  # noqa: BLE001 — every error is explained in one line
-        from attention_research.training.preemption import Preempted
+        from attention_research.running.preemption import Preempted
         if isinstance(error, Preempted):  # SIGTERM or Ctrl-C: stopped cleanly
             print(error, file=sys.stderr)
             sys.exit(error.exit_code)
@@ -278,9 +278,9 @@ def run():
     if _DISTRIBUTED.value:
         from attention_research.training.mesh import initialize_distributed
         initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
-    from attention_research import compilation_cache
-    from attention_research.config_checks import validate
-    from attention_research.workdir import parse_resume_with
+    from attention_research.running import compilation_cache
+    from attention_research.training.config_checks import validate
+    from attention_research.running.workdir import parse_resume_with
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
@@ -307,7 +307,7 @@ def run():
         if sweep is None:
             raise app.UsageError("--dry_run is for sweeps; --print_config shows a single "
                                  "run's config")
-        from attention_research.training.sweep import plan
+        from attention_research.running.sweep import plan
         print(plan(config, sweep, workdir, part, _ONLY.value,
                    record_destination(spec, config.name), adopt_from))
         return
@@ -337,8 +337,8 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
     import jax
     from experiments.lab.record import record
     from attention_research.training.loop import train
-    from attention_research.training.sweep import failure_line, run_sweep
-    from attention_research.workdir import claim, ensure_writable
+    from attention_research.running.sweep import failure_line, run_sweep
+    from attention_research.running.workdir import claim, ensure_writable
 
     if jax.process_index() == 0:
         ensure_writable(workdir)  # a clear error now, not after compiling

@@ -1,12 +1,33 @@
 """attention_research: classic attention formulations as small Flax modules.
 
-Layout (see docs/extending.md): ``attention`` holds the score functions and alignments and
-their registries, ``models`` the model families (RNN encoder-decoder, Transformer)
-and theirs, ``tasks`` the task protocol and the registered tasks (copy, reverse,
-translation), ``training`` the member-axis train state, steps, loop and sweeps;
-``data`` the special tokens and Batch every task produces; ``decoding``,
-``evaluation``, ``plotting``, ``reports``, ``workdir``, ``checkpoints`` and
-``config_checks`` do what their names say.
+The package is a stack of layers; each imports only from its own layer and the ones
+below it (``LAYERS``, bottom first; tests/test_layout.py checks every import, those
+inside functions too). docs/extending.md says what each module holds.
+
+* ``errors``, ``data``: the errors every layer raises; the special tokens and ``Batch``.
+* ``attention``: the score functions and alignments, and their registries.
+* ``models``: the model families (RNN encoder-decoder, Transformer, decoder-only).
+* ``analysis``: implicit attention, rollout and agreement, functions of a model.
+* ``tasks``: the data of each task (vocabularies, batches, held-out sets, known
+  alignments) and the definitions of its metrics, registered by name.
+* ``training``: the member-axis train state, the steps, decoding, evaluation, the
+  config checks and the loop.
+* ``running``: work directories, checkpoints, locks, preemption, config files, sweeps.
+* ``reports``: statistics over seeds, tables and figures.
+
+The lab (``experiments/``) sits on top: it imports the package, never the reverse.
 """
 
 __version__ = "0.1.0"
+
+# Each layer: its name and the top-level modules and folders of the package it holds.
+LAYERS = (
+    ("base", ("errors", "data")),
+    ("attention", ("attention",)),
+    ("models", ("models",)),
+    ("analysis", ("analysis",)),
+    ("tasks", ("tasks",)),
+    ("training", ("training",)),
+    ("running", ("running",)),
+    ("reports", ("reports",)),
+)

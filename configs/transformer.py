@@ -43,7 +43,7 @@ def translation_overrides(recipe: str | None = None) -> dict:
     apart (a recipe's sizes or vocabulary for the Transformer alone), so that the member
     trains what ``configs/transformer.py:task=translation`` does."""
     from attention_research.tasks.translation.task import Translation
-    from attention_research.workdir import flatten
+    from attention_research.running.workdir import flatten
     pinned = (lambda c: c) if recipe is None else (lambda c: Translation.use_recipe(c, recipe))
     ours = pinned(get_config("task=translation"))
     rnn = pinned(base.get_config("task=translation"))

@@ -58,7 +58,7 @@ def get_config(arg=None):
 
 
 def get_sweep(arg=None):
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     return sweeps.axis("config.seed", list(range(_parse(arg)[1])))
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # configs/ when run as a script
 
-from attention_research import sweeps  # noqa: E402
+from attention_research.running import sweeps  # noqa: E402
 from configs import additive, base  # noqa: E402
 
 

@@ -20,7 +20,7 @@ alignment accuracy, steps to 0.99 and the area under the curve, each as a mean a
 interval over seeds, with a winner only where Welch's test separates it.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 SCORE = "config.model.attention.score"
@@ -148,7 +148,7 @@ class _Reader:
         return self.f.member_values(self.results, _setting(name, task), metric, step=step)
 
     def cell(self, name, task, metric=SEEN):
-        from attention_research import stats
+        from attention_research.reports import stats
         return stats.t_interval(self(name, task, metric)).cell()
 
 
@@ -209,7 +209,7 @@ COVERAGE_RULE = (
 
 
 def _coverage(f, get):
-    from attention_research import stats
+    from attention_research.reports import stats
     early, late = "coverage", "coverage, final phase"
     tests = stats.contrasts([(get(early, t), get(late, t)) for t in TASKS], stats.ACCURACY)
     from scipy.stats import mannwhitneyu
@@ -234,7 +234,7 @@ def _coverage(f, get):
 
 
 def _sparse(f, get):
-    from attention_research import stats
+    from attention_research.reports import stats
     parts, worse, unsure = [], [], []
     for name in ("sparsemax", "entmax15"):
         for task in TASKS:
@@ -256,7 +256,7 @@ def _sparse(f, get):
 
 
 def _local_m(f, get):
-    from attention_research import stats
+    from attention_research.reports import stats
     monotone = stats.difference_interval(get("local_m", "copy"), get("additive", "copy"))
     tests = f.separated_holm([(get("local_m", t), get("additive", t), False)
                               for t in ("reverse", "sort")])
@@ -358,7 +358,7 @@ def _local_p_sort(f, get):
     ours = (f"seq acc 1–25 on sort: local_p {get.cell('local_p', 'sort')} against global "
             f"additive {get.cell('additive', 'sort')} ({test[1]}); on copy and reverse "
             f"{get.cell('local_p', 'copy')} and {get.cell('local_p', 'reverse')}")
-    from attention_research import stats
+    from attention_research.reports import stats
     equal = _within_margin(stats.difference_interval(get("local_p", "sort"),
                                                      get("additive", "sort")))
     verdict = "holds" if test[0] else "does not hold" if equal else "inconclusive"
@@ -371,7 +371,7 @@ def _local_p_sort(f, get):
 
 
 def _pointer_limits(f, get):
-    from attention_research import stats
+    from attention_research.reports import stats
     unseen = {t: stats.t_interval(get("pointer_generator", t, UNSEEN))
               for t in ("copy", "reverse")}
     sort_test = f.separated_holm(
@@ -390,7 +390,7 @@ def _pointer_limits(f, get):
 
 
 def _location_aware_sort(f, get):
-    from attention_research import stats
+    from attention_research.reports import stats
     rnn = stats.separation({n: get(n, "sort") for n in NAMES})
     over_additive = f.separated_holm([(get("location_aware", "sort"),
                                        get("additive", "sort"), True)])[0]
@@ -445,5 +445,5 @@ def _cosine_unseen(f, get):
 
 
 def stats_mean(values) -> float:
-    from attention_research import stats
+    from attention_research.reports import stats
     return float(stats.finite(values).mean())

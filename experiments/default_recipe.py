@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # configs/
 
-from attention_research import sweeps  # noqa: E402
+from attention_research.running import sweeps  # noqa: E402
 from configs import additive, base  # noqa: E402
 
 SEEDS = [0, 1, 2, 3, 4]

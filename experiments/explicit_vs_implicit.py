@@ -1,6 +1,6 @@
 """Do attention weights explain the model? Every formulation of compare_attention on
 copy, reverse and sort, 3 seeds, trained as there, with the implicit analysis
-(analysis/held_out.py) on the final parameters:
+(training/held_out.py) on the final parameters:
 
     python launch.py --config=experiments/explicit_vs_implicit.py
 
@@ -32,7 +32,7 @@ trained them: luong_table4's Multi30k ``score-additive`` and ``score-dot`` (kept
 BLEU, adopted where their log shows lowercased BLEU keeps the same step) and
 translation_length's Transformer (its RNN decoder field, which a Transformer ignores,
 and its extra test sets aside). ``--adopt_from`` starts from their checkpoints and runs
-only each member's final evaluation and analysis (training/adopt.py; one member a
+only each member's final evaluation and analysis (running/adopt.py; one member a
 cohort, as there); a member no run matches trains:
 
     python launch.py --config=experiments/explicit_vs_implicit.py:task=translation,corpus=multi30k \
@@ -67,8 +67,10 @@ sys.path.insert(0, str(ROOT))  # configs/ and experiments/ when run as a script
 
 import jax  # noqa: E402
 
-from attention_research import models, sweeps  # noqa: E402
-from attention_research.reports import DROP as DROP_RULE  # noqa: E402
+from attention_research import models  # noqa: E402
+
+from attention_research.running import sweeps
+from attention_research.reports.tables import DROP as DROP_RULE  # noqa: E402
 from attention_research.tasks import get_task  # noqa: E402
 from attention_research.tasks.translation.task import Translation  # noqa: E402
 from attention_research.training.mesh import Placement, make_mesh  # noqa: E402
@@ -231,7 +233,7 @@ def _translation_findings(results):
     (additive, dot, the Transformer), Welch's t over the 3 seeds, Holm-corrected over
     the 3 settings, with the ablation's minimum effect."""
     from experiments.lab import findings as f
-    from attention_research import stats
+    from attention_research.reports import stats
     rows = f.report_rows(results)
     settings = [sweeps.member_name(s) for s in _multi30k_formulations()]
     # (key, (first, second) drop compared, how the rule names them, what the row adds)
@@ -400,7 +402,7 @@ def _drops(f, rows, setting, first, second):
 
 
 def _weights_faithful(f, rows, settings):
-    from attention_research import stats
+    from attention_research.reports import stats
     solved = [s for s in settings if s.rsplit("_task-", 1)[0] not in (_POINTER, _NONE)
               and stats.finite(f.column(rows, SEEN, setting=s)).mean() >= SOLVED]
     pairs = [_drops(f, rows, s, "explicit", "random") for s in solved]
@@ -431,7 +433,7 @@ def _weights_faithful(f, rows, settings):
 
 
 def _gradients_without_attention(f, rows):
-    from attention_research import stats
+    from attention_research.reports import stats
     pairs = [_drops(f, rows, f"{_NONE}_task-{task}", "implicit", "random") for task in TASKS]
     answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
     reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)

@@ -12,7 +12,7 @@ vector, it would not. summary.json holds the accuracy of every length; the findi
 compares lengths 26-50.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 SCORE, HIDDEN = "config.model.attention.score", "config.model.hidden_size"
@@ -44,8 +44,8 @@ def get_sweep(arg=None):
 def findings(results):
     """Attention at 64 against the fixed vector at 64, 128 and 256, on lengths 26-50."""
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     paper = ("Bahdanau et al. 2015, Figure 2 and Table 1: RNNencdec-50's BLEU falls as "
              "sentences grow, RNNsearch-50's does not (all sentences: 17.82 vs 26.75)")
     names = {(m[SCORE], m[HIDDEN]): sweeps.member_name(m) for m in MODELS}

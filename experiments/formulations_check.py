@@ -8,7 +8,9 @@ compare_attention).
 Each member is what ``python launch.py --config=configs/SCORE.py:task=TASK`` runs.
 """
 
-from attention_research import attention, sweeps
+from attention_research import attention
+
+from attention_research.running import sweeps
 from configs import base
 
 

@@ -35,7 +35,7 @@ plots/learning_curves_TASK.png and the area column's interval.
 """
 
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 ALIGNMENT = "config.model.attention.alignment"
@@ -220,8 +220,8 @@ def findings(results):
 def _accuracy(f, rows):
     """Xu's code at Xu's relative scale against soft (XU_SCALE_RULE); the first rule's
     λ_r = 0.1 area and the λ_r sweep beside."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     get = lambda metric, task, setting: f.column(rows, metric,  # noqa: E731
                                                  setting=f"task-{task}_{setting}")
     scale = [sweeps.member_name(x) for x in XU_SCALE]
@@ -272,8 +272,8 @@ def _accuracy(f, rows):
 
 def _noise(f, results):
     """The soft half's effect on the REINFORCE gradient's signal to noise (NOISE_RULE)."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     count = get_config().train.gradient_batches
     sampled = sweeps.member_name(XU_CODE_SETTINGS[0])  # every sequence sampled
 
@@ -323,8 +323,8 @@ def _noise(f, results):
 def _soft_half(f, rows):
     """An observation: in Xu's setting the soft half, not REINFORCE, trains the
     attention (SOFT_HALF_RULE)."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     key, title = ("xu-soft-half-trains-the-attention",
                   "At λ_r = 0.1, REINFORCE adds under 0.05 to what Xu's soft half learns, "
                   "and alone does not train the model in 1,500 steps")
@@ -365,8 +365,8 @@ def _soft_half(f, rows):
 def _per_token_speed(f, rows):
     """An observation (no paper states it): hard attention with our per-token reward
     reaches 0.99 later than soft attention, and ends where soft does."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     step = lambda task, setting: f.column(rows, "step_to_0.99",  # noqa: E731
                                           setting=f"task-{task}_{setting}")
     tests = stats.contrasts([(step(t, OURS), step(t, SOFT)) for t in TASKS], stats.STEPS)

@@ -210,7 +210,7 @@ def score(config, out: Path, split: str = "test", ours=()):
                                                ("bleu", "bleu_lc", "chrf")),
                      f"{statistics.median(rates):.0f} (its cohort's models together)"
                      if rates else "—"])
-    from attention_research.reports import markdown_table
+    from attention_research.reports.tables import markdown_table
     table = markdown_table([f"run ({split})", "BLEU", "lowercased BLEU", "chrF",
                             "target tokens/s, median of the training logs"], rows)
     (out / f"summary_{split}.md").write_text(

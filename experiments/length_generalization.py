@@ -47,7 +47,7 @@ Checkpoints every 500 steps: a killed cohort resumes from its last one.
 
 from pathlib import Path
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 SCORE = "config.model.attention.score"
@@ -269,7 +269,7 @@ def _sequences_twice(f, results, model, task, seeds=None) -> list:
 def _audit_note(f, results, model, task) -> str:
     """The scheme on the seen lengths and at twice them (sources of 21-40): the reading
     the audit asked to see beside the registered rule, which decides no verdict."""
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports.tables import interval_cell as cell
     seen, twice = _seen(f, results, model, task), _twice(f, results, model, task)
     return (f"{task}: seen lengths 1-20 {cell(seen)}, sources of 21-40 {cell(twice)} "
             f"({_keeps(seen, twice)} by the revised rule)")
@@ -322,8 +322,8 @@ def _revised(f, results, key, title, paper, model, baseline, unclipped=None, cav
     accuracy at the unseen positions of sources 21-40 against half the seen-length
     accuracy, above ``baseline`` (sinusoidal) there and, for relative positions, above
     ``unclipped`` (the same model without clipping), Holm over every contrast."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     arms = {"model": model, "sinusoidal": baseline}
     if unclipped is not None:
         arms["unclipped"] = unclipped
@@ -396,8 +396,8 @@ def _missing(f, rows, models, key, title, paper, results):
 
 
 def _dehghani(f, rows, results):
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     key, title = "transformer-fails-far-beyond-training", "Transformers fail on lengths far beyond training"
     paper = ("Dehghani et al. 2018, Table 4: a Transformer trained on length 40, tested on "
              "400, sequence accuracy ≈ 0.03 on copy and 0.06 on reverse")
@@ -439,7 +439,7 @@ def _keeps(seen, near) -> str:
     """'kept' if the interval of accuracy on positions 21-40 lies at or above half the
     mean on 1-20, 'lost' if below it, else 'unclear'; 'at the floor' (no direction) when
     the half and the whole interval are under the accuracy floor (stats.ACCURACY)."""
-    from attention_research import stats
+    from attention_research.reports import stats
     interval, half = stats.t_interval(near), stats.finite(seen).mean() / 2
     if interval.low is None:
         return "unclear"
@@ -450,8 +450,8 @@ def _keeps(seen, near) -> str:
 
 def _press(f, rows, results):
     """ALiBi against sinusoidal positions at twice the trained length, decoder-only."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     key, title = "alibi-extrapolates", "ALiBi extrapolates beyond the training length"
     paper = ("Press, Smith & Lewis 2022 (abstract, Fig. 1; language modelling): a model "
              "with ALiBi trained on inputs of length 1024 extrapolates to 2048 with the "
@@ -512,7 +512,7 @@ def _press(f, rows, results):
 
 def _shaw(f, rows, results):
     """Relative positions at twice the trained length, decoder-only."""
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports.tables import interval_cell as cell
     key, title = "relative-positions-generalise", "Relative positions generalise to unseen lengths"
     paper = ("Shaw, Uszkoreit & Vaswani 2018, §3.2 (no number): clipping relative "
              "distances to ±k lets the model generalise to sequence lengths not seen in "
@@ -569,8 +569,8 @@ def _chorowski(f, rows, results):
     """Location-aware against content-based (additive) attention up to 10x the training
     length: the content model must fail there, the location-aware one keep most of what
     it scores on the seen lengths (Chorowski's PER went from 18% to 20%)."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     key, title = "location-aware-extrapolates", "Location-aware attention carries to 10x longer sources"
     paper = ("Chorowski et al. 2015 (abstract; TIMIT): the content-based model adapted "
              "from translation reaches 18.7% PER but 'can only be applied to utterances "
@@ -616,8 +616,8 @@ def _chorowski(f, rows, results):
 def _rope(f, rows, results):
     """An observation (no paper claims it): RoPE, with no absolute position anywhere,
     fits the trained lengths worse than sinusoidal positions in the same 1,500 steps."""
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     key, title = "rope-fits-seen-lengths-worse", "RoPE fits the trained lengths worse than sinusoidal"
     rope, sinusoidal = _transformer("rope"), _transformer("sinusoidal")
     waiting = _missing(f, rows, [rope, sinusoidal], key, title, None, results)

@@ -10,7 +10,7 @@ on lengths 1-50 and evaluated on 1-60 with D = 10, 3000 steps, 3 seeds (a member
     python launch.py --config=experiments/local_attention.py
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 

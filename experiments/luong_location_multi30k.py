@@ -62,7 +62,7 @@ their last step's parameters).
 
 import json
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 from experiments import luong_table4
 
@@ -116,8 +116,8 @@ def findings(results):
     from scipy import stats as scipy_stats
 
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     from attention_research.tasks.translation import metrics
     paper = ("Luong et al. 2015, Table 4 (BLEU before unknown-word replacement, WMT'14 "
              "En→De, one model each): global location 18.1, dot 18.6 (after replacement "

@@ -27,7 +27,7 @@ alignments where they are known, on the symbol tasks (``compare_attention``).
 
 import math
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base
 
@@ -146,8 +146,8 @@ def _translations(results, setting, seeds=None):
 def _location_alignment(results):
     """Luong et al.'s "location is poor", judged by alignment where it is known."""
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     paper = ("Luong et al. 2015, Table 6 (AER, lower is better): global (location) 0.39, "
              "local-m (general) 0.34, local-p (general) 0.36; §5.4: the location function "
              "learns poorer alignments")
@@ -240,8 +240,8 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     """Table 4's comparisons on one corpus's record: rows keyed as on ding_de_en plus
     ``suffix``, titled plus ``title_suffix``."""
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     import numpy as np
 
     from attention_research.tasks.translation import metrics
@@ -448,7 +448,7 @@ def holm_by_row(rows: dict, pairs, p: dict) -> dict:
     ``p``: a pair in two rows (local-p general against local-p dot is in "local" and
     "best") is adjusted within each row's own pairs (a review found the larger row's
     value written over the smaller's)."""
-    from attention_research import stats
+    from attention_research.reports import stats
     adjusted = {}
     for name, row in rows.items():
         row = [pair for pair in row if pair in pairs]

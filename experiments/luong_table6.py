@@ -29,7 +29,7 @@ direction; not reproduced when it rules the minimum effect out in that direction
 inconclusive otherwise), are RULES below. Result: pending (results/luong_table6/).
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 SCORE, ALIGNMENT = "config.model.attention.score", "config.model.attention.alignment"

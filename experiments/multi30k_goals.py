@@ -30,7 +30,7 @@ The tutorials' BLEU is torchtext's on spaCy tokens (docs/translation.md, "How bl
 differs"): the anchors are the same kind of score, not the same number.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base, transformer
 
 # The RNN (the base config: additive attention), then the Transformer.

@@ -30,7 +30,7 @@ family's Multi30k default; 2 seeds is a weak test, so the report's intervals say
 sure that choice is.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base, transformer
 

@@ -16,7 +16,7 @@ tokens (``eval/copy_rate``), over the tokens some source position holds
 (``copy_rate_copyable``) and over the others but EOS (``copy_rate_novel``).
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 SCORE = "config.model.attention.score"
@@ -81,8 +81,8 @@ def _setting(overrides: dict, task: str) -> str:
 
 def findings(results):
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     key, title = "pointer-generator-prefers-copying", "The pointer-generator's gate prefers copying"
     rows = f.report_rows(results)
     settings = [_setting(POINTER, t) for t in TASKS] + [_setting(PLAIN, "substitute")]

@@ -6,7 +6,7 @@ training? Vaswani et al. 2017, §3.2.1 (the reason for 1/√d_k), and Britz et a
 Two parts, in the regime those papers describe: queries and keys whose components
 have unit variance, as a pre-LN Transformer's projections give them.
 
-(i) Untrained: ``python -m attention_research.score_statistics
+(i) Untrained: ``python -m attention_research.reports.score_statistics
 --out=experiments/results/score_scaling`` measures, for dot, scaled_dot, general and
 additive at d = 16, 64, 256, 1024, the score's spread, the attention entropy, the
 largest weight and the norm of the softmax's Jacobian (untrained.md).
@@ -21,7 +21,7 @@ gives it by length, length 1 apart.
     python launch.py --config=experiments/score_scaling.py
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base
 
 SIZES = [16, 64, 256, 1024]
@@ -46,7 +46,7 @@ def get_sweep():
 
 
 # The untrained measurement is replicated by score_statistics on seeds 100-102
-# (`python -m attention_research.score_statistics
+# (`python -m attention_research.reports.score_statistics
 # --out=experiments/results/score_scaling_replication --first-seed=100 --seeds=3`).
 REPLICATED = ("score-std-grows-as-root-d", "dot-saturates-the-softmax")
 
@@ -57,8 +57,8 @@ VASWANI = ("Vaswani et al. 2017, §3.2.1 and footnote 4: with unit-variance comp
 def findings(results):
     """The untrained measurement (untrained.csv) and the training sweep (summary.csv)."""
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     out = []
     if (results / "untrained.csv").is_file():
         rows = f.read_table(results / "untrained.csv")

@@ -79,7 +79,7 @@ def _enable_operation_events():
     """Ask XLA's CPU backend for a trace event per operation; before JAX starts."""
     import os
 
-    from attention_research.compilation_cache import xla_knows
+    from attention_research.running.compilation_cache import xla_knows
     if xla_knows(PROFILED_FLAG):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {PROFILED_FLAG}".strip()
 
@@ -137,12 +137,12 @@ def main(argv):
     options = flags.FLAGS
     # First, before the package's imports, as launch.py does: turned on after them, the
     # cache was never used (0 hits on a second run, JAX 0.10.2).
-    from attention_research import compilation_cache
+    from attention_research.running import compilation_cache
     compilation_cache.enable(options.compilation_cache)  # 'off' leaves it off
     import jax
     import numpy as np
 
-    from attention_research.config_checks import validate
+    from attention_research.training.config_checks import validate
     from attention_research.training.loop import Cohort
 
     config = options.config

@@ -7,7 +7,7 @@ every self- and cross-attention, on reverse, 5 seeds: lengths 1-25 seen in train
 The members are what ``configs/transformer.py:score=SCORE`` runs.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base, transformer
 
 
@@ -40,7 +40,7 @@ def findings(results):
     import json
 
     from experiments.lab import findings as f
-    from attention_research import stats
+    from attention_research.reports import stats
     rows = f.report_rows(results)
     names = ("scaled_dot", "additive", "dot")
     settings = [f"score-{n}" for n in names]

@@ -15,7 +15,7 @@ summary.md: BLEU and chrF on the test split (beam search) and BLEU by source len
 plots/bleu_by_length.png: Bahdanau et al.'s Figure 2 for translation.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base, transformer
 

@@ -63,7 +63,7 @@ attention (multi30k_recipe), not for those without. A lead that does not grow he
 weak evidence against the paper at its lengths.
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from configs import base, transformer
 
 SCORE, BIDIRECTIONAL = "config.model.attention.score", "config.model.bidirectional"
@@ -395,7 +395,7 @@ def _pending(key, title, paper, done):
 
 def _shown(test) -> bool:
     """A difference of at least the BLEU rule's minimum effect, at p < 5%."""
-    from attention_research import stats
+    from attention_research.reports import stats
     return test["difference"] >= stats.BLEU.min_effect and test["p"] < stats.LEVEL
 
 
@@ -404,7 +404,7 @@ def _decided(tests, long_bleu) -> str:
     is at least the BLEU rule's minimum effect at p < 5%; not reproduced if any of the
     ``long_bleu`` keys' (the G tests') interval lies below it; otherwise, or where a
     G's two settings are both under the BLEU floor on the long bin, inconclusive."""
-    from attention_research import stats
+    from attention_research.reports import stats
     rule = stats.BLEU
     if any(max(pair) < rule.floor for pair in long_bleu.values()):
         return "inconclusive"
@@ -430,7 +430,7 @@ def _registered(results):
     import numpy as np
 
     from experiments.lab import findings as f
-    from attention_research import stats
+    from attention_research.reports import stats
     from attention_research.tasks.translation import metrics
     encdec, search, bidirectional, transformer_name = (sweeps.member_name(s)
                                                        for s in SETTINGS)
@@ -495,7 +495,7 @@ def _revised(results):
     import numpy as np
 
     from experiments.lab import findings as f
-    from attention_research import stats
+    from attention_research.reports import stats
     from attention_research.tasks.translation import metrics
     encdec, search, bidirectional = (sweeps.member_name(s) for s in SETTINGS[:3])
     systems, done, words, splits = _read(results, [encdec, search, bidirectional])
@@ -618,7 +618,7 @@ def _holds(results):
 
 def _holds_verdict(test, long_bleu) -> str:
     """HOLDS_RULE's verdict from D's test and the two settings' BLEU on the long bin."""
-    from attention_research import stats
+    from attention_research.reports import stats
     if max(long_bleu) < stats.BLEU.floor:
         return "inconclusive"
     return ("reproduced" if test["low"] > -HOLDS_MARGIN else "not reproduced"
@@ -782,7 +782,7 @@ def _holds_revised_verdict(tests, long_bleu, ratios, run_away) -> tuple[str, str
     seed's output length over the references' on short and long sources (``ratios``)
     and share of outputs past twice their reference (``run_away``), of every arm L
     reads (RNNsearch, the Transformer, the control)."""
-    from attention_research import stats
+    from attention_research.reports import stats
     if max(long_bleu) < stats.BLEU.floor:
         return "inconclusive", f"both score under the BLEU floor ({stats.BLEU.floor:g}) on long sources"
     if min(ratios) < MIN_LONG_RATIO:

@@ -26,7 +26,7 @@ once every translation BLEU was rescored with the characters SentencePiece's
 normaliser changes restored, issue 35: results/translation_recipe/summary.md).
 """
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base
 
@@ -81,9 +81,9 @@ def findings(results):
     """The tuned default against the first one: test BLEU over seeds (Welch's t decides)
     and the paired bootstrap over test sentences of the seed-mean BLEU beside it; and,
     read by no rule, what the validation sweep says of where the gain comes from."""
-    from attention_research import stats
+    from attention_research.reports import stats
     from experiments.lab import findings as f
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports.tables import interval_cell as cell
     from attention_research.tasks.translation import metrics
     from experiments import explicit_vs_implicit, luong_table4
     key, title = ("tuned-translation-default",
@@ -143,8 +143,8 @@ def _where_the_gain_is(record) -> str:
     audit as Sennrich & Zhang would read the row): its ``base`` is the first recipe
     trained as long as the tuned one, with the best checkpoint."""
     from experiments.lab import findings as f
-    from attention_research import stats
-    from attention_research.reports import interval_cell as cell
+    from attention_research.reports import stats
+    from attention_research.reports.tables import interval_cell as cell
     values = {name: [m["final"]["validation/bleu"] for m in
                      f.member_finals(record, sweeps.member_name(SETTINGS[name]))]
               for name in ("baseline", "smooth_tie")}

@@ -13,7 +13,7 @@ import tempfile
 import jax
 import pytest
 
-from attention_research import compilation_cache
+from attention_research.running import compilation_cache
 from configs import base
 
 # Two pytest-xdist workers may share one accelerator: neither may take 75% of its

@@ -1,5 +1,5 @@
 """Rollout (analysis/rollout.py), agreement and faithfulness (analysis/agreement.py),
-and the held-out analysis a run writes (analysis/held_out.py)."""
+and the held-out analysis a run writes (training/held_out.py)."""
 
 import json
 
@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from attention_research import models
-from attention_research.analysis import agreement, held_out, rollout
-from attention_research.config_checks import ConfigError, validate
+from attention_research.analysis import agreement, rollout
+from attention_research.training import held_out
+from attention_research.training.config_checks import ConfigError, validate
 from attention_research.tasks import get_task
 from configs import base, transformer
 from tests.conftest import tiny_config
@@ -139,7 +140,7 @@ def test_the_overlaps_are_shares_of_examples_and_a_nan_drop_is_left_out():
     """evaluation.analysis_metrics: ``overlap_*`` is the share of examples in range
     whose token is the weights' top; ``drop_diagonal_other`` the mean over the examples
     whose diagonal token is not it (NaN there otherwise), NaN where none is left."""
-    from attention_research import evaluation
+    from attention_research.training import evaluation
     stats = {"overlap_diagonal": np.array([1.0, 0.0, 0.0, 1.0]),
              "drop_diagonal": np.array([3.0, 1.0, 2.0, 5.0]),
              "drop_diagonal_other": np.array([np.nan, 1.0, 2.0, np.nan])}
@@ -235,7 +236,7 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
 
 @pytest.mark.slow
 def test_the_sweep_report_tables_the_analysis_and_tests_explicit_against_random_drops():
-    from attention_research import reports
+    from attention_research.reports import tables
     seen = "len1-4"
     rows = [{"setting": "additive", "status": "finished", f"align_acc/{seen}": 1.0,
              f"implicit_align_acc/{seen}": 0.7 + 0.01 * seed, f"implicit_tau/{seen}": 0.3,
@@ -244,9 +245,9 @@ def test_the_sweep_report_tables_the_analysis_and_tests_explicit_against_random_
             for seed in range(3)]
     rows += [{"setting": "none", "status": "finished", f"implicit_align_acc/{seen}": 0.2,
               f"ablation_drop_implicit/{seen}": 1.0, f"ablation_drop_random/{seen}": 0.5}]
-    section = reports.analysis_section(rows, ["additive", "none"], seen)
+    section = tables.analysis_section(rows, ["additive", "none"], seen)
     assert "## Explicit and implicit attention" in section
     assert "| additive | 3 | 1.000 ± 0.000 | 0.710 ± 0.025 |" in section
     assert "**explicit argmax**" in section  # 6.1 vs 1.1 nats, separated over 3 seeds
     assert "| none | 1 | — | 0.200 |" in section and "— (no weights)" in section
-    assert reports.analysis_section([{"setting": "x", "status": "finished"}], ["x"], seen) == ""
+    assert tables.analysis_section([{"setting": "x", "status": "finished"}], ["x"], seen) == ""

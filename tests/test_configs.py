@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from attention_research import attention, compilation_cache
-from attention_research.config_checks import validate
+from attention_research import attention
+
+from attention_research.running import compilation_cache
+from attention_research.training.config_checks import validate
 from configs import base
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,7 +168,7 @@ def test_every_config_takes_task_translation(name):
     import jax
     import numpy as np
     from attention_research import models
-    from attention_research.decoding import greedy_decode
+    from attention_research.training.decoding import greedy_decode
     config = importlib.import_module(f"configs.{name}").get_config("task=translation")
     validate(config)
     assert config.task.dataset == "multi30k" and not hasattr(config.task, "num_symbols")
@@ -184,7 +186,7 @@ def test_every_config_takes_task_translation(name):
     ("beam_size", 0, "beam_size must be >= 1"),
 ])
 def test_bad_translation_fields_are_refused(field, value, words):
-    from attention_research.config_checks import ConfigError
+    from attention_research.training.config_checks import ConfigError
     config = base.get_config("task=translation")
     config.task[field] = value
     with pytest.raises(ConfigError, match=words):
@@ -199,7 +201,7 @@ def test_bad_translation_fields_are_refused(field, value, words):
 ])
 def test_a_curve_evaluation_the_task_or_the_step_grid_cannot_give_is_refused(arg, every,
                                                                               words):
-    from attention_research.config_checks import ConfigError
+    from attention_research.training.config_checks import ConfigError
     config = base.get_config(arg)
     config.train.curve_eval_every = every
     with pytest.raises(ConfigError, match=words):
@@ -233,7 +235,7 @@ def test_record_refuses_a_single_run(tmp_path):
 
 
 def test_adopt_from_names_what_a_sweep_directory_needs(tmp_path):
-    """--adopt_from (training/adopt.py) takes another sweep's work directory; anything
+    """--adopt_from (running/adopt.py) takes another sweep's work directory; anything
     else is refused before anything is written."""
     (tmp_path / "run").mkdir()
     result = _launch("--config=experiments/luong_table4.py:tiny", "--dry_run",

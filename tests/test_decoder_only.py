@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from attention_research import models
-from attention_research.config_checks import validate
+from attention_research.training.config_checks import validate
 from attention_research.data import BOS, EOS, PAD
-from attention_research.decoding import greedy_decode
+from attention_research.training.decoding import greedy_decode
 from attention_research.tasks import TASKS
 from configs import base, decoder_only
 
@@ -81,7 +81,7 @@ def test_a_target_token_sees_only_what_came_before_it(setup):
 
 
 def test_the_family_refuses_what_it_cannot_do():
-    from attention_research.config_checks import ConfigError
+    from attention_research.training.config_checks import ConfigError
     config = decoder_only.get_config("task=reverse")
     config.model.fused_attention = True
     with pytest.raises(ConfigError, match="fused_attention"):

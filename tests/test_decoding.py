@@ -10,7 +10,7 @@ import pytest
 
 from attention_research import data, models
 from attention_research.tasks import TASKS
-from attention_research.decoding import beam_search, greedy_decode, length_penalty
+from attention_research.training.decoding import beam_search, greedy_decode, length_penalty
 from configs import additive, transformer
 
 SYMBOLS = 2  # outputs are EOS and two symbols: few enough to enumerate every sequence

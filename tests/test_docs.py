@@ -80,7 +80,7 @@ def test_the_readme_is_a_guide_of_at_most_300_lines():
 def test_the_readmes_sweep_file_runs_as_written(tmp_path):
     """The README's "Compare two attentions" file, saved as written, is a sweep of the
     members and cohorts its --dry_run comment promises, and its baseline is one of them."""
-    from attention_research import config_files, sweeps
+    from attention_research.running import config_files, sweeps
     text = (ROOT / "README.md").read_text().split("## Compare two attentions", 1)[1]
     code = re.search(r"```python\n(.*?)```", text, flags=re.S)[1]
     promised = re.search(r"--dry_run +# (\d+) members, (\d+) cohorts", text)

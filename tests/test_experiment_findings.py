@@ -51,7 +51,7 @@ def _hard_vs_soft_record(results, auc, log_snr, seeds=None, unseen=None):
     sequence sampled) default to Xu's and to 0.1 in area. The same-point members (Xu's
     code) log "sampled"'s signal to noise as the alternative estimator's. ``unseen``: seq acc 26-50 by
     name (default 0.13); seq acc 1-25 is 0.99 for every setting."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     hvs = EXPERIMENTS["hard_vs_soft"]
     auc = {"off": auc["xu"], "sampled": 0.1, "scale": auc["xu"], **auc}
     log_snr = {"off": log_snr["xu"], "sampled": -2.0, "scale": log_snr["xu"], **log_snr}
@@ -255,7 +255,7 @@ def test_the_revised_statistic_reads_the_unseen_positions_alone():
     them kept 'half' of its accuracy over whole targets of sources 21-40 (0.66); at the
     unseen positions alone it scores 0."""
     import numpy as np
-    from attention_research import evaluation
+    from attention_research.training import evaluation
     lengths = np.array([21, 30, 40])
     real = np.zeros((3, 42), bool)
     for row, n in enumerate(lengths):
@@ -318,7 +318,7 @@ def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp
 def _fixed_vector_record(results, long_accuracy):
     """long_accuracy: {(score, hidden): mean sequence accuracy on lengths 26-50}."""
     fv = EXPERIMENTS["fixed_vector"]
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     for model in fv.MODELS:
         key = (model[fv.SCORE], model[fv.HIDDEN])
         for seed in fv.SEEDS:
@@ -566,8 +566,8 @@ def test_the_location_follow_up_trains_what_the_first_run_trained():
     """The regime is luong_table4_multi30k's as recorded (its members' config.json), not
     only as today's code builds it: only the seed, the name and the resource fields
     (the cohort cap the commands set) may differ."""
-    from attention_research.sweeps import set_field
-    from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
+    from attention_research.running.sweeps import set_field
+    from attention_research.running.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
     lf = EXPERIMENTS["luong_location_multi30k"]
     recorded = findings.ROOT / "experiments" / "results" / "luong_table4_multi30k" / "members"
     for score in ("dot", "location"):
@@ -713,7 +713,7 @@ def test_tuned_default_verdict_follows_the_seeds(tmp_path, tuned, first, expecte
 def test_tuned_default_reads_its_run_s_seeds_and_says_where_the_gain_is(tmp_path):
     """A member of another seed in a side's folder is not one of the row's (an audit);
     the validation sweep's baseline against smooth_tie is read beside the verdict."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     recipe = EXPERIMENTS["translation_recipe"]
     _default_record(tmp_path, "luong_table4", 5.5, dropped=1)
     _default_record(tmp_path, "luong_table4", 0.0, dropped=6, seeds=(7,))
@@ -1091,7 +1091,7 @@ def _translation_record(results, experiment, keep_long, noisy_seeds, seeds, text
     records it."""
     import numpy as np
 
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     from attention_research.tasks.translation import metrics
     rng = np.random.default_rng(0)
     words = "der die das ein hund mann frau läuft sitzt auf dem rasen heute".split()
@@ -1147,7 +1147,7 @@ def test_translation_length_decides_by_its_written_rule(tmp_path, monkeypatch,
     files are read as the rule says (finished members of its seeds only). The row waits
     for all four settings (the bidirectional control and the Transformer translate as
     RNNsearch does here)."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
     encdec = sweeps.member_name(experiment.RNNENCDEC)
@@ -1327,7 +1327,7 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     the lead must grow against RNNencdec and against the bidirectional control; the row
     takes the fresh seeds' verdict, whatever the first seeds gave (DECIDED_BY_FRESH_SEEDS),
     under the revised title."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
     monkeypatch.setattr(experiment, "BESIDE", 50)
@@ -1386,7 +1386,7 @@ def test_rnnsearch_holds_by_non_inferiority_to_the_transformer(tmp_path, monkeyp
     An audit found it void (DECIDED_BY_FRESH_SEEDS): its verdict is shown and decides
     nothing; the fresh seeds are decided by HOLDS_REVISED_RULE, which reads their
     translations at a tuned length penalty: seeds without them leave the row waiting."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
     search = sweeps.member_name(experiment.RNNSEARCH)
@@ -1436,7 +1436,7 @@ def test_rnnsearch_holds_by_the_revised_rule_on_fresh_seeds(tmp_path, monkeypatc
     settings) whose translations at alpha 0.6 and at the tuned penalty differ: the
     verdict is the tuned ones', each way and each gate reachable, and the row takes it
     over the first seeds' void one. Members that searched another grid decide nothing."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     experiment = EXPERIMENTS["translation_length"]
     monkeypatch.setattr(experiment, "RESAMPLES", 100)
     monkeypatch.setattr(experiment, "BESIDE", 50)
@@ -1507,7 +1507,7 @@ def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path)
     """multi30k_recipe.choice: the best mean lowercased validation BLEU per family, and
     no choice for a family while any of its settings lacks a finished seed (the base
     setting's members are "seed-N")."""
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     from experiments import multi30k_recipe as recipe
     bleu = {"rnn": 30.0, "rnn_vocab8k": 31.0, "rnn256": 33.0, "transformer": 35.0,
             "transformer_vocab8k": 34.0, "transformer256": 36.0}

@@ -11,11 +11,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from attention_research import sweeps
-from attention_research.checkpoints import CheckpointError, Checkpoints
+from attention_research.running import sweeps
+from attention_research.running.checkpoints import CheckpointError, Checkpoints
 from attention_research.training.health import DivergenceMonitor, NonFiniteError
 from attention_research.training.loop import train
-from attention_research.training.sweep import run_sweep
+from attention_research.running.sweep import run_sweep
 
 # Adam's first steps move every parameter by about the learning rate times the warm-up
 # multiplier (0 at step 1, 1/2 at step 2 with tiny's two warm-up steps), so after step 2
@@ -118,7 +118,7 @@ def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, t
     assert failed_dir.name == "learning_rate-1e38" and failed_dir.is_dir()
     assert not (failed_dir / "plots").exists()
     # The launcher exits non-zero for it, naming it (issue 37).
-    from attention_research.training.sweep import failure_line
+    from attention_research.running.sweep import failure_line
     assert failure_line(tmp_path) == ("1 sweep member(s) failed (non-finite; summary.json "
                                       "of each says where): learning_rate-1e38")
     # Rerunning the sweep retrains neither member.

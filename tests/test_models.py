@@ -9,7 +9,7 @@ import pytest
 
 from attention_research import attention, data, models
 from attention_research.tasks import TASKS
-from attention_research.decoding import greedy_decode
+from attention_research.training.decoding import greedy_decode
 from attention_research.models.rnn import reverse_within_length
 from tests.conftest import tiny_config
 
@@ -157,7 +157,7 @@ OTHER_VALUES = {"model.cell": "gru", "model.bidirectional": False,
 @pytest.mark.parametrize("family", sorted(f for f in models.FAMILIES
                                            if models.FAMILIES[f].ignores))
 def test_the_fields_a_family_ignores_change_nothing_of_its_model(family):
-    """training/adopt.py treats runs that differ only in fields their family ignores as
+    """running/adopt.py treats runs that differ only in fields their family ignores as
     the same run: their parameters at initialisation and their outputs must be equal."""
     ignored = models.FAMILIES[family].ignores
     assert ignored <= set(OTHER_VALUES), "give OTHER_VALUES a value for each ignored field"

@@ -71,7 +71,7 @@ def test_sparse_maps_give_exact_zeros_and_finite_gradients(name):
 @pytest.mark.parametrize("name", ["sparsemax", "entmax15"])
 def test_a_model_attends_sparsely_with_exact_zeros_on_padding(name):
     from attention_research import models
-    from attention_research.config_checks import validate
+    from attention_research.training.config_checks import validate
     from tests.conftest import tiny_config
     config = tiny_config()
     config.model.attention.normalizer = name
@@ -86,7 +86,7 @@ def test_a_model_attends_sparsely_with_exact_zeros_on_padding(name):
 
 
 def test_an_unknown_normalizer_is_refused_with_the_choices():
-    from attention_research.config_checks import ConfigError, validate
+    from attention_research.training.config_checks import ConfigError, validate
     from tests.conftest import tiny_config
     config = tiny_config()
     config.model.attention.normalizer = "sparse"

@@ -4,7 +4,7 @@ axes, and the held-out loss beside the training loss."""
 import matplotlib.colors
 import pytest
 
-from attention_research import plotting
+from attention_research.reports import plotting
 
 
 @pytest.mark.parametrize("count", [3, 12, 20, 25])

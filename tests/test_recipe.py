@@ -177,7 +177,7 @@ def test_early_stopping_stops_and_stays_stopped(tmp_path):
 @pytest.mark.slow
 def test_checkpoint_averaging_takes_the_mean_of_the_last_checkpoints(tmp_path):
     import jax.numpy as jnp
-    from attention_research.checkpoints import Checkpoints
+    from attention_research.running.checkpoints import Checkpoints
     from attention_research.training.selection import average_parameters
     from attention_research.training.state import TrainState
     def state(value):
@@ -196,7 +196,7 @@ def test_checkpoint_averaging_takes_the_mean_of_the_last_checkpoints(tmp_path):
 
 
 def test_bad_selection_settings_are_refused_with_the_choices():
-    from attention_research.config_checks import ConfigError, validate
+    from attention_research.training.config_checks import ConfigError, validate
     from tests.conftest import tiny_config
     for fields, message in (({"best_metric": "eval/bleu/validation"}, "valid choices: eval/"),
                             ({"patience": 2}, "set train.best_metric too"),
@@ -215,7 +215,7 @@ def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path)
     best mean validation BLEU, seed 0), apart from what tuning alone sets: its name and
     the validation split; the first recipe is what that sweep's baseline trains."""
     import json
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     from attention_research.tasks.translation.task import Translation
     from configs import base
     from experiments import translation_recipe as recipe
@@ -244,7 +244,7 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
     training field) and, for the second, the analysis it adds; both on ding_de_en, the
     default corpus when they were recorded."""
     import json
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     from attention_research.tasks.translation.task import Translation
     from configs import additive
     from experiments import explicit_vs_implicit, luong_table4
@@ -274,7 +274,7 @@ def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
     and explicit_vs_implicit on Multi30k) follow, their Transformer included."""
     import importlib
     import json
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     from attention_research.errors import ConfigError
     from attention_research.tasks.translation import task
     from experiments import (explicit_vs_implicit, luong_table4, multi30k_goals,
@@ -323,7 +323,7 @@ def test_the_multi30k_defaults_are_what_multi30k_recipe_chose(tmp_path):
     without moving the defaults fails here."""
     import json
     from pathlib import Path
-    from attention_research import sweeps
+    from attention_research.running import sweeps
     from experiments import multi30k_goals as goals
     from experiments import multi30k_recipe as recipe
     record = Path(__file__).resolve().parents[1] / "experiments" / "results" / "multi30k_recipe"

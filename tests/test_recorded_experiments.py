@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from attention_research import sweeps
-from attention_research.workdir import RESOURCE_FIELDS, WorkDir
+from attention_research.running import sweeps
+from attention_research.running.workdir import RESOURCE_FIELDS, WorkDir
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from attention_research import stats
+from attention_research.reports import stats
 
 # Welch's worked example (Wikipedia, "Welch's t-test", example 1): t = −2.46,
 # ν = 24.99, p = 0.021.
@@ -129,7 +129,7 @@ def test_area_under_curve_and_first_crossing():
 
 
 def test_untrained_dot_scores_grow_as_root_d_and_scaled_dot_stays_flat():
-    from attention_research.score_statistics import measure
+    from attention_research.reports.score_statistics import measure
     small, large = (measure("dot", d, seed=0, queries=64) for d in (4, 64))
     assert large["score_std"] / small["score_std"] == pytest.approx(4.0, rel=0.15)
     assert large["entropy"] < small["entropy"]

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_research import sweeps
-from attention_research.config_checks import ConfigError
-from attention_research.names import compared_setting
+from attention_research.running import sweeps
+from attention_research.training.config_checks import ConfigError
+from attention_research.running.names import compared_setting
 from attention_research.training.loop import train, train_cohort
-from attention_research.training.sweep import cohort_checkpoints, run_sweep
+from attention_research.running.sweep import cohort_checkpoints, run_sweep
 from tests.conftest import tiny_config
 from tests.test_configs import _flat
 
@@ -190,20 +190,20 @@ def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
     """With a curve grid, the table adds the seen-length accuracy at a third of the run
     (the short budget of compare_attention: step 500 of 1,500), and the separation
     table tests it: here it separates the two settings the final accuracy does not."""
-    from attention_research import reports
+    from attention_research.reports import tables
     config = tiny_config()
     config.train.num_steps, config.train.curve_eval_every = 1500, 50
-    assert reports.early_budget(config) == 500
+    assert tables.early_budget(config) == 500
     config.train.curve_eval_every = 0
-    assert reports.early_budget(config) is None
+    assert tables.early_budget(config) is None
     rows = [{"setting": setting, "task": "copy", "seed": seed, "status": "finished",
              "steps": 1500, "step_to_0.99": None, "seq_acc/len1-4": 1.0,
              "seq_acc/len5-6": 0.1, "seq_acc/len1-4@step500": early + 0.01 * seed}
             for setting, early in (("score-fast", 0.9), ("score-slow", 0.5))
             for seed in range(5)]
-    table = reports.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50)
+    table = tables.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50)
     # With the members' config, the verdicts name settings as a person reads them.
-    readable = reports.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50, config=config)
+    readable = tables.markdown(rows, ["len1-4", "len5-6"], 1.0, 250, 50, config=config)
     assert "**fast** (separated from slow by +0.400" in readable
     assert "| seq acc 1-4 at step 500 |" in table.splitlines()[2]
     assert "| score-fast | 5 | 0.920 ± 0.020 |" in table
@@ -244,15 +244,15 @@ def test_parts_of_a_sweep_train_disjoint_cohorts_and_the_last_writes_the_report(
 
 @pytest.mark.slow
 def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
-    """``adopt_from`` (training/adopt.py): a member whose config differs from a finished
+    """``adopt_from`` (running/adopt.py): a member whose config differs from a finished
     member of another sweep only in its name and analysis fields starts from that
     member's last checkpoint and logs, trains nothing, and ends with the same
     parameters (the best kept ones here) and final metrics; a member the other sweep
     lacks trains. Its parameters may be kept by another metric where the donor's log
     shows that metric keeps the same step. Nothing in the other sweep's directory is
     written."""
-    from attention_research.training.adopt import kept
-    from attention_research.training.sweep import plan
+    from attention_research.running.adopt import kept
+    from attention_research.running.sweep import plan
 
     def base(name, implicit, best_metric):
         config = tiny_config()
@@ -357,7 +357,7 @@ def test_adoption_ignores_only_what_cannot_change_the_training():
     """adopt.training_differences: the name, analysis fields, task.also_translate and the
     tuned length penalty's search are read after training, and a Transformer ignores the
     RNN's fields; an RNN does not. Beam search's own length penalty is not ignored."""
-    from attention_research.training.adopt import training_differences
+    from attention_research.running.adopt import training_differences
     from configs import base
     for family, ignored in (("transformer", []), ("rnn", ["model.decoder_style"])):
         config = base.get_config("task=translation,tiny", family=family)
@@ -382,7 +382,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
     import importlib
     from pathlib import Path
 
-    from attention_research import config_files
+    from attention_research.running import config_files
     root = Path(__file__).resolve().parents[1]
     expected = {"compare_attention": (360, 72), "length_generalization": (180, 36),
                 "fixed_vector": (12, 4),
@@ -613,7 +613,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert table(resumed) == table(tmp_path / "run")
     # A recorded member of another config (the sweep changed since) is refused, named,
     # before anything trains, and kept as it is.
-    from attention_research.workdir import ConfigMismatchError
+    from attention_research.running.workdir import ConfigMismatchError
     changed = tiny_config()
     changed.train.curve_eval_every = 5
     with pytest.raises(ConfigMismatchError, match=r"(?s)train.curve_eval_every: was 0, now "
@@ -687,7 +687,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
 def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
     """Issue 38: settings × tasks with names a person reads, the difference from the
     sweep's first setting with its Welch interval, and failed seeds counted."""
-    from attention_research import reports, stats
+    from attention_research.reports import tables, stats
     from configs import transformer
     config = transformer.get_config()
     settings = ["family-transformer_score-scaled_dot_num_heads-4_positions-sinusoidal",
@@ -695,7 +695,7 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
                 "score-additive_alignment-local_m", "score-additive",
                 "score-additive_pointer_generator-True", "score-coverage_coverage_loss-1.0",
                 "score-coverage_coverage_loss-0.0_coverage_loss_from-0.8"]
-    assert list(reports.display_names(settings, config).values()) == [
+    assert list(tables.display_names(settings, config).values()) == [
         "Transformer · sinusoidal", "Transformer · RoPE", "additive · local_m", "additive",
         "additive · pointer-generator", "coverage · coverage loss 1.0",
         "coverage · coverage loss 0.0 · coverage loss from 0.8"]
@@ -704,7 +704,7 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
     rows = [{"setting": f"{setting}_task-{task}", "task": task, "seq_acc/len1-4": value}
             for task in ("copy", "reverse") for setting, seeds in values.items()
             for value in seeds]
-    text = reports.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
+    text = tables.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
     assert "| setting | copy | reverse |" in text
     cosine = stats.t_interval([0.95, 0.01, 0.97]).cell()
     assert f"| cosine | {cosine} (1 of 3 failed) | {cosine} (1 of 3 failed) |" in text
@@ -714,8 +714,8 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
             in text)
     # Beside a "not separated", how many of each setting's seeds failed.
     samples = {s: v for s, v in values.items()}
-    assert "score-cosine (" in reports.verdict(samples, rule=stats.ACCURACY)
-    assert "1 of 3 seeds failed" in reports.verdict(samples, rule=stats.ACCURACY)
+    assert "score-cosine (" in tables.verdict(samples, rule=stats.ACCURACY)
+    assert "1 of 3 seeds failed" in tables.verdict(samples, rule=stats.ACCURACY)
 
 
 def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tmp_path):
@@ -724,22 +724,22 @@ def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tm
     another first); a name that is no setting is refused before anything runs, with the
     settings and the one probably meant; a smoke run lists it first; it is no part of a
     cohort's structure, and a member trained before it was named resumes."""
-    from attention_research import reports
-    from attention_research.workdir import WorkDir
+    from attention_research.reports import tables
+    from attention_research.running.workdir import WorkDir
     config = tiny_config()
     values = {"score-additive": [0.90, 0.92, 0.94], "score-dot": [0.80, 0.82, 0.84]}
     rows = [{"setting": f"{setting}_task-{task}", "task": task, "seq_acc/len1-4": value}
             for task in ("copy", "reverse") for setting, seeds in values.items()
             for value in seeds]
     config.baseline = "score-dot"
-    text = reports.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
+    text = tables.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
     assert "**dot** (the experiment's `config.baseline`)" in text
     assert "| additive | +0.100 [" in text and "| dot | +" not in text
-    assert reports.panels(list(values), config).reference == "score-dot"
+    assert tables.panels(list(values), config).reference == "score-dot"
     config.baseline = "score-cosine"  # not among these rows (an --only report): the first
-    text = reports.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
+    text = tables.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
     assert "**additive** (the sweep's first setting; an experiment names" in text
-    assert reports.panels(list(values), config).reference == "score-additive"
+    assert tables.panels(list(values), config).reference == "score-additive"
     # Refused at expansion (launch.py, --dry_run included), nothing written.
     sweep = sweeps.product(sweeps.axis("config.model.attention.score", ["dot", "additive"]),
                            sweeps.axis("config.task.name", ["copy", "reverse"]),
@@ -785,7 +785,7 @@ def test_a_redrawn_record_reads_the_baseline_its_experiment_names_today(tmp_path
 def test_an_adoption_of_an_adopted_run_still_names_the_run_that_trained_it(tmp_path):
     """adopt.mark: a donor that was itself adopted passes on where its training came
     from (donor_adopted_from), and compare_final carries it into the summary."""
-    from attention_research.training import adopt
+    from attention_research.running import adopt
     donor = tmp_path / "donor"
     donor.mkdir()
     trained_by = {"member": "/elsewhere/seed-0", "name": "first_sweep", "same_final": True}

@@ -131,7 +131,7 @@ def test_a_bad_eval_batch_size_is_refused():
 
 
 def test_length_ranges_cut_the_longer_lengths_where_asked():
-    from attention_research.evaluation import length_ranges
+    from attention_research.training.evaluation import length_ranges
     assert length_ranges(20, 200) == [("len1-20", 1, 20), ("len21-200", 21, 200)]
     assert length_ranges(20, 200, (80,)) == [("len1-20", 1, 20), ("len21-80", 21, 80),
                                               ("len81-200", 81, 200)]
@@ -139,7 +139,7 @@ def test_length_ranges_cut_the_longer_lengths_where_asked():
 
 
 def test_token_accuracy_by_length_pools_the_tokens_of_each_length():
-    from attention_research.evaluation import token_accuracy_by_length
+    from attention_research.training.evaluation import token_accuracy_by_length
     stats = {"correct": np.array([1, 3, 2]), "count": np.array([2, 4, 4])}
     assert token_accuracy_by_length(stats, np.array([1, 3, 3])) == {1: 0.5, 3: 5 / 8}
 

@@ -9,7 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from attention_research.checkpoints import host_fingerprints, inspect_members
+from attention_research.running import peaks
+from attention_research.running.checkpoints import host_fingerprints, inspect_members
 from attention_research.training import flops, timing
 from attention_research.training.loop import train
 
@@ -94,17 +95,17 @@ def test_an_unknown_trip_count_is_refused_not_guessed():
 
 
 def test_peaks_published_for_known_chips_and_measured_once_on_a_cpu(tmp_path, monkeypatch):
-    peak, source = flops.published_peak("NVIDIA H100 80GB HBM3", highest_precision=False)
+    peak, source = peaks.published_peak("NVIDIA H100 80GB HBM3", highest_precision=False)
     assert peak == pytest.approx(494.7e12) and "TF32" in source
-    assert flops.published_peak("NVIDIA H100 80GB HBM3", True)[0] == pytest.approx(66.9e12)
-    assert "bfloat16" in flops.published_peak("TPU v4", False)[1]
-    assert flops.published_peak("an unknown chip", False) is None
+    assert peaks.published_peak("NVIDIA H100 80GB HBM3", True)[0] == pytest.approx(66.9e12)
+    assert "bfloat16" in peaks.published_peak("TPU v4", False)[1]
+    assert peaks.published_peak("an unknown chip", False) is None
     monkeypatch.setenv("ATTENTION_RESEARCH_COMPILATION_CACHE", str(tmp_path))
-    measured, source = flops.measured_cpu_peak(size=128, repeats=2)
+    measured, source = peaks.measured_cpu_peak(size=128, repeats=2)
     assert measured > 0 and "measured" in source
     cached = json.loads((tmp_path / "peak_flops.json").read_text())
     assert list(cached.values()) == [measured]
-    assert flops.measured_cpu_peak(size=128, repeats=2)[0] == measured  # read, not measured
+    assert peaks.measured_cpu_peak(size=128, repeats=2)[0] == measured  # read, not measured
 
 
 def test_the_host_fingerprint_is_the_jitted_one_word_for_word():

@@ -8,10 +8,10 @@ import signal
 import numpy as np
 import pytest
 
-from attention_research.checkpoints import CheckpointError
-from attention_research.config_checks import ConfigError, validate
+from attention_research.running.checkpoints import CheckpointError
+from attention_research.training.config_checks import ConfigError, validate
 from attention_research.training.loop import train
-from attention_research.workdir import TIMING_FIELDS, ConfigMismatchError
+from attention_research.running.workdir import TIMING_FIELDS, ConfigMismatchError
 
 
 class Interrupted(Exception):
@@ -98,7 +98,7 @@ def test_a_run_writes_every_output(finished_run):
     assert saved["devices"]["matmul_precision"] == "highest"
     # And, on a CPU, which kind: XLA's floats differ in their last bits between AVX and
     # AVX-512, so a record reproduces exactly only on the kind it names.
-    from attention_research.training.flops import VECTOR_EXTENSIONS, cpu_description
+    from attention_research.running.peaks import VECTOR_EXTENSIONS, cpu_description
     assert saved["devices"]["cpu"] == cpu_description()
     assert saved["devices"]["cpu"]["model"] and (
         saved["devices"]["cpu"]["vector"] in (*VECTOR_EXTENSIONS, None))
@@ -140,7 +140,7 @@ def test_sigterm_stops_at_the_next_log_and_the_resume_is_exact(finished_run, tmp
     resuming ends as the uninterrupted run, with its checkpoints (the stop's own is
     deleted once step 20's is saved). Ctrl-C takes the same path (test_workdir.py)."""
     signum = signal.SIGTERM
-    from attention_research.training.preemption import Preempted
+    from attention_research.running.preemption import Preempted
     from tests.conftest import tiny_config
     reference_dir, reference = finished_run
     def signal_once(step):
@@ -276,7 +276,7 @@ def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_r
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_run, tmp_path):
     from attention_research.errors import RunError
-    from attention_research.workdir import parse_resume_with
+    from attention_research.running.workdir import parse_resume_with
     from tests.conftest import tiny_config
     workdir = _resumable_at_10(finished_run, tmp_path)
     changed = tiny_config()

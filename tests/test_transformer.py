@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from attention_research import attention, data, models
-from attention_research.config_checks import ConfigError, validate
-from attention_research.decoding import greedy_decode
+from attention_research.training.config_checks import ConfigError, validate
+from attention_research.training.decoding import greedy_decode
 from attention_research.models.transformer import sinusoidal_positions
 from attention_research.tasks import TASKS
 from configs import transformer

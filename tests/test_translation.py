@@ -8,8 +8,9 @@ import pytest
 import tensorflow_datasets as tfds
 
 from attention_research.data import BOS, EOS, PAD
-from attention_research.tasks.translation import datasets, metrics, pipeline, report, subwords
-from attention_research.workdir import TIMING_FIELDS
+from attention_research.tasks.translation import datasets, metrics, pipeline, subwords
+from attention_research.reports import translation as report
+from attention_research.running.workdir import TIMING_FIELDS
 from tests.test_translation_data import _write_ding_file
 
 
@@ -574,7 +575,7 @@ def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, t
 def test_the_translation_report_shows_settings_by_display_name_against_the_first():
     """Issue 38: the translation report's glance table names settings as a person reads
     them and gives each one's difference from the sweep's first setting."""
-    from attention_research.tasks.translation import report
+    from attention_research.reports import translation as report
     from tests.conftest import tiny_config
     rows = [{"member": f"score-{s}_seed-{seed}", "setting": f"score-{s}", "seed": seed,
              "status": "finished", "test/bleu": bleu + seed / 10, "test/chrf": 20.0}

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_research import sweeps
+from attention_research.running import sweeps
 from attention_research.errors import explain
-from attention_research.lock import DirectoryLock, WorkDirLockedError
-from attention_research.reports import verdict
+from attention_research.running.lock import DirectoryLock, WorkDirLockedError
+from attention_research.reports.tables import verdict
 from attention_research.training.loop import train
-from attention_research.training.sweep import run_sweep
-from attention_research.workdir import WorkDir, WorkDirError, write_atomically
+from attention_research.running.sweep import run_sweep
+from attention_research.running.workdir import WorkDir, WorkDirError, write_atomically
 from tests.conftest import metrics_scalars, tensorboard_scalars
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +92,7 @@ def test_a_lock_deleted_under_a_run_stops_it(tiny, tmp_path):
 
 def test_one_kind_of_run_per_work_directory(tmp_path):
     """Issue 37: a single run and a sweep in one directory overwrote each other's plots."""
-    from attention_research.workdir import WorkDirError, claim
+    from attention_research.running.workdir import WorkDirError, claim
     claim(tmp_path / "a", "run", "additive.py:tiny")
     claim(tmp_path / "a", "run", "additive.py:tiny")  # the same run, resumed
     with pytest.raises(WorkDirError, match=r"holds a single run of additive.py:tiny; this is "
@@ -112,7 +112,7 @@ def test_one_kind_of_run_per_work_directory(tmp_path):
 
 def test_a_directory_where_the_lock_or_a_summary_should_be_is_named(tmp_path):
     """Issue 37: `lock` or `summary.json` made a directory gave a bare IsADirectoryError."""
-    from attention_research.workdir import read_json
+    from attention_research.running.workdir import read_json
     (tmp_path / "lock").mkdir()
     with pytest.raises(WorkDirLockedError, match=r"lock is a directory.*move it away"):
         DirectoryLock(tmp_path).acquire()
@@ -158,7 +158,7 @@ def test_a_run_resumes_with_its_corpus_files_found_elsewhere(tmp_path):
 
 @pytest.mark.slow
 def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
-    from attention_research.workdir import ConfigMismatchError
+    from attention_research.running.workdir import ConfigMismatchError
     config = tiny()
     WorkDir(tmp_path).check_or_write_config(config)
     config.task.eval_batch_size = 7  # a resource field: accepted, and recorded
@@ -172,7 +172,7 @@ def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
 
 @pytest.mark.slow
 def test_a_run_written_before_a_field_existed_resumes_with_its_old_behaviour(tiny, tmp_path):
-    from attention_research.workdir import ConfigMismatchError
+    from attention_research.running.workdir import ConfigMismatchError
     config = tiny()
     WorkDir(tmp_path).check_or_write_config(config)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -227,7 +227,7 @@ def test_errors_are_explained_in_one_line(error, words):
 
 def test_an_unwritable_work_directory_is_refused_before_anything_runs(tmp_path, monkeypatch):
     """Read-only: root ignores permission bits, so the refused write is simulated."""
-    from attention_research import workdir as workdir_module
+    from attention_research.running import workdir as workdir_module
 
     def refuse(self, text):
         raise PermissionError(errno.EROFS, "Read-only file system", str(self))
@@ -246,7 +246,7 @@ def _launch(*args, shell_prefix=""):
 
 _FILLS_TENSORBOARD = """
 import sys
-from attention_research.workdir import WorkDir, WorkDirError
+from attention_research.running.workdir import WorkDir, WorkDirError
 workdir = WorkDir(sys.argv[1])
 try:
     for step in range(1, 5000):
@@ -350,7 +350,7 @@ def test_a_summary_names_the_code_that_trained_it(monkeypatch):
     """summary.json keeps the commit (a replication can show it ran the first run's
     code); outside a git checkout, as in CI's copy or an installed package, None."""
     import subprocess
-    from attention_research import workdir
+    from attention_research.running import workdir
     workdir.code_version.cache_clear()
     found = workdir.code_version()
     assert found is None or (len(found["commit"]) == 40 and isinstance(found["changed"], bool))
@@ -369,7 +369,7 @@ def test_a_summary_names_the_software_that_trained_it():
     import platform
 
     import jax
-    from attention_research import workdir
+    from attention_research.running import workdir
     found = workdir.software_versions()
     assert found["python"] == platform.python_version() and found["jax"] == jax.__version__
     assert set(found) == {"python", *workdir.VERSIONED_PACKAGES}

@@ -36,8 +36,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from attention_research.models.embeddings import PERTURBATION
+
 METHODS = ("gradient", "gradient_x_input", "integrated_gradients")
-PERTURBATION = "source_embeddings"  # the name models give Flax's ``perturb``
 
 
 def jacobian(log_probs: Callable, x):

@@ -34,11 +34,10 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from attention_research.analysis.implicit import PERTURBATION
 from attention_research.attention import Memory
 from attention_research.errors import require
 from attention_research.models import transformer
-from attention_research.models.embeddings import make_embeddings, token_dropout
+from attention_research.models.embeddings import PERTURBATION, make_embeddings, token_dropout
 from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 

@@ -14,6 +14,11 @@ vector is zeroed with probability p and the rest scaled by 1/(1 - p), so the mod
 cannot lean on any one word: the word dropout of Sennrich et al. 2016 ("Edinburgh
 Neural Machine Translation Systems for WMT 16") and Sennrich & Zhang 2019, here per
 token rather than per word type (Gal & Ghahramani 2016, §4, drop types).
+
+Every family passes its source embeddings through Flax's ``perturb`` under
+``PERTURBATION``: a zero a plain ``apply`` ignores, whose gradient is the gradient with
+respect to the embeddings, from which implicit attention is read
+(``analysis/implicit.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import flax.linen as nn
 
 TIES = ("none", "target", "all")
+PERTURBATION = "source_embeddings"  # the name every family gives Flax's ``perturb``
 
 
 class TiedReadout(nn.Module):

@@ -45,7 +45,7 @@ class Family:
     defaults: Callable[[Any], None]  # sets the family's defaults in config.model
     describe: Callable[[Any], str]  # config -> e.g. "additive attention, luong decoder"
     # Config fields its model never reads (another family's): two configs that differ in
-    # them alone train the same model (training/adopt.py; tests/test_models.py checks).
+    # them alone train the same model (running/adopt.py; tests/test_models.py checks).
     ignores: frozenset = frozenset()
 
 

@@ -33,10 +33,9 @@ import flax.linen as nn
 
 from attention_research.attention import (
     ALIGNMENTS, NO_ATTENTION, History, Memory, canonical_score, make_attention)
-from attention_research.analysis.implicit import PERTURBATION
 from attention_research.errors import choice, require
 from attention_research.models import pointer
-from attention_research.models.embeddings import make_embeddings, token_dropout
+from attention_research.models.embeddings import PERTURBATION, make_embeddings, token_dropout
 from attention_research.models.registry import attention_kwargs, register_family
 
 CELLS = ("lstm", "gru")

@@ -48,9 +48,8 @@ import flax.linen as nn
 from attention_research.attention import (
     SCORES, Memory, canonical_score, make_attention, transformer_alignments,
     transformer_scores)
-from attention_research.analysis.implicit import PERTURBATION
 from attention_research.errors import ConfigError, choice, require
-from attention_research.models.embeddings import make_embeddings, token_dropout
+from attention_research.models.embeddings import PERTURBATION, make_embeddings, token_dropout
 from attention_research.models.registry import (
     attention_kwargs, max_source_length, register_family)
 

@@ -24,11 +24,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from attention_research import evaluation, plotting, reports
-from attention_research.analysis import agreement, held_out
+from attention_research.training import evaluation
+
+from attention_research.reports import plotting, tables
+from attention_research.analysis import agreement
+from attention_research.training import held_out
 from attention_research.attention import entropy
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
-from attention_research.decoding import greedy_decode
+from attention_research.training.decoding import greedy_decode
 from attention_research.errors import require
 from attention_research.tasks.protocol import Final
 from attention_research.training.steps import over_members, teacher_forced
@@ -42,7 +45,7 @@ class SymbolTask:
     name: ClassVar[str]
     curve_score: ClassVar[str] = "seq_acc"
     curve_evaluation: ClassVar[bool] = True
-    write_sweep_report = staticmethod(reports.write_accuracy_report)
+    write_sweep_report = staticmethod(tables.write_accuracy_report)
 
     @staticmethod
     def source_positions(source, lengths):
@@ -343,7 +346,7 @@ class SymbolTask:
 
     def _make_analysis(self, model, placement, over_chunks, probes):
         """``analyse(stacked params)`` -> per member (metrics, heat-map maps): the implicit
-        analysis of the whole held-out set (analysis/held_out.py), run once, on the
+        analysis of the whole held-out set (training/held_out.py), run once, on the
         final parameters, because it costs several evaluation passes."""
         options, transformer = self.config.analysis, self.config.model.family == "transformer"
 

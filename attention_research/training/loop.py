@@ -5,7 +5,7 @@
 directory, and the cohort's stacked state is checkpointed once. ``train(config,
 workdir)`` — what ``launch.py`` calls for a single run — is a cohort of one whose
 member directory and checkpoints are the work directory itself. Everything a run
-writes is listed in ``attention_research/workdir.py``. Rerunning on the same work
+writes is listed in ``attention_research/running/workdir.py``. Rerunning on the same work
 directory resumes from the newest checkpoint and ends with the same metrics.
 
 A run never reports garbage (``health.py``): a member whose loss, gradient norm or
@@ -33,20 +33,23 @@ import jax
 import numpy as np
 from tqdm import tqdm
 
-from attention_research import models, plotting
+from attention_research import models
+
+from attention_research.reports import plotting
 from attention_research.attention import training_signal
-from attention_research.checkpoints import Checkpoints
-from attention_research.config_checks import validate
-from attention_research.lock import DirectoryLock
+from attention_research.running.checkpoints import Checkpoints
+from attention_research.training.config_checks import validate
+from attention_research.running.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
-from attention_research.training import adopt, flops, health, memory, preemption, timing
+from attention_research.training import flops, health, memory, timing
+from attention_research.running import adopt, peaks, preemption
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
     make_initializer, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
 from attention_research.errors import RunError
-from attention_research.workdir import (WorkDir, check_checkpoint_config, code_version,
+from attention_research.running.workdir import (WorkDir, check_checkpoint_config, code_version,
                                         read_json, software_versions)
 
 
@@ -331,7 +334,7 @@ class Cohort:
                   "gflop_per_s_per_member": achieved / members / 1e9,
                   "counted": ("exact" if self.task.sample_batch is not None
                               else "approximate: the first batch width's FLOPs per step")}
-        peak = flops.device_peak()
+        peak = peaks.device_peak()
         if peak is not None:
             result.update(peak_gflop_per_s_per_device=peak[0] / 1e9, peak_source=peak[1],
                           fraction_of_peak=achieved / devices / peak[0])
@@ -467,7 +470,7 @@ class Cohort:
                         "processes": jax.process_count(),
                         "mesh": dict(self.placement.mesh.shape),
                         "members_sharded": self.placement.member_axis is not None,
-                        **({"cpu": flops.cpu_description()}
+                        **({"cpu": peaks.cpu_description()}
                            if jax.devices()[0].platform == "cpu" else {})},
             "warnings": self.monitors[member].warnings,
             **({"stopped_early": step < config.train.num_steps and status == "finished"}

@@ -16,7 +16,7 @@ import optax
 from attention_research.attention import training_signal
 from attention_research.attention.reinforce import recorded
 from attention_research.data import EOS, PAD, Batch
-from attention_research.decoding import beam_search, greedy_decode
+from attention_research.training.decoding import beam_search, greedy_decode
 from attention_research.training import health
 from attention_research.training.state import (
     BATCH_STREAM, DROPOUT_STREAM, GRADIENT_STREAM, SAMPLE_STREAM, SOFT_CHOICE_STREAM,

@@ -49,9 +49,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from attention_research import config_files, stats
-from attention_research.reports import markdown_table
-from attention_research.workdir import write_atomically
+from attention_research.running import config_files
+
+from attention_research.reports import stats
+from attention_research.reports.tables import markdown_table
+from attention_research.running.workdir import write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
@@ -261,8 +263,8 @@ def config_differences(original: Path, replication: Path, adds=()) -> list[str]:
     those of ``adds`` ({field: the value the replication must hold}): fields the
     experiment lets its replication differ in because they only add outputs beside the
     ones the first run's rule read (``REPLICATION_ADDS``); at another value they differ."""
-    from attention_research.reports import setting_name
-    from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
+    from attention_research.reports.tables import setting_name
+    from attention_research.running.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
 
     def compared(path, replicating=False):
         config = {**ADDED_FIELDS, **flatten(json.loads(path.read_text()))}

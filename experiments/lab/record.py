@@ -35,9 +35,9 @@ from pathlib import Path
 
 import ml_collections
 
-from attention_research import config_files
-from attention_research.reports import setting_name
-from attention_research.workdir import read_json, write_atomically
+from attention_research.running import config_files
+from attention_research.reports.tables import setting_name
+from attention_research.running.workdir import read_json, write_atomically
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md")
 MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl")
@@ -233,7 +233,7 @@ def recorded_members(destination) -> list:
     """The recorded members of ``destination`` as sweep Members (config from their
     config.json), in the order of its summary.csv (the sweep's order); members that
     the table does not list follow in name order."""
-    from attention_research.sweeps import Member
+    from attention_research.running.sweeps import Member
     destination = Path(destination)
     folders = {f.name: f for f in sorted((destination / "members").glob("*/"))
                if (f / "summary.json").is_file()}
@@ -282,7 +282,7 @@ def redraw(destination) -> int:
     Its ``only/<text>/`` reports are redrawn too, each from the members whose name holds
     ``<text>``, as ``--only`` chose them (findings read them for members the sweep's
     report lacks, and their plots are linked from the docs)."""
-    from attention_research.training.sweep import report_writer
+    from attention_research.running.sweep import report_writer
     if not (Path(destination) / "summary.csv").is_file():
         return 0
     members = recorded_members(destination)

@@ -33,8 +33,8 @@ import sys
 from pathlib import Path
 
 from experiments.lab.record import ROOT
-from attention_research.reports import setting_name
-from attention_research.workdir import WorkDir
+from attention_research.reports.tables import setting_name
+from attention_research.running.workdir import WorkDir
 
 MAPS = ("attention", "explicit_vs_implicit")  # record(): plots/<map>_<setting>.png
 # launch.py's flags that say where and what part of a sweep trains, not how a member

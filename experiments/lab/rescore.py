@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from attention_research.tasks.translation import metrics, subwords
-from attention_research.workdir import read_json, write_atomically
+from attention_research.running.workdir import read_json, write_atomically
 
 WHY = ("hypotheses restored to the training targets' characters (SentencePiece's NFKC "
        "wrote '…' as '...'), scored against the raw references; before, a reference "

@@ -1,4 +1,4 @@
-"""The implicit analysis (analysis/held_out.py) of a translation model, once, on the
+"""The implicit analysis (training/held_out.py) of a translation model, once, on the
 final parameters: the ``task.eval_split`` sentences teacher-forced on their
 references, in the evaluation's batches (pipeline.eval_batches), jitted and vmapped
 over members.
@@ -16,8 +16,8 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from attention_research import evaluation
-from attention_research.analysis import held_out
+from attention_research.training import evaluation
+from attention_research.training import held_out
 from attention_research.tasks.translation import pipeline
 from attention_research.training.steps import over_members, teacher_forced
 

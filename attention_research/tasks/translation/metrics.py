@@ -22,7 +22,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 
-from attention_research import stats
+from attention_research.reports import stats
 
 
 def length_bins(last_lengths: Sequence[int]) -> list[tuple[int, int | None]]:

@@ -17,13 +17,14 @@ import functools
 import jax
 import numpy as np
 
-from attention_research import plotting
-from attention_research.analysis import held_out
+from attention_research.reports import plotting
+from attention_research.training import held_out
 from attention_research.data import EOS, PAD, Batch
 from attention_research.errors import require
 from attention_research.tasks.protocol import Final
 from attention_research.tasks.translation import (analysis, datasets, metrics, pipeline,
-                                                   report, subwords)
+                                                   subwords)
+from attention_research.reports import translation as report
 from attention_research.training.steps import make_teacher_forced, make_translate
 
 
@@ -89,7 +90,7 @@ SELECTIONS = ("bleu", "smallest")  # task.length_penalty_select
 
 def _set(config, fields: dict):
     """Each dotted field of ``fields`` in ``config`` (which must have it)."""
-    from attention_research.sweeps import set_field  # sweeps imports the tasks
+    from attention_research.running.sweeps import set_field  # sweeps imports the tasks
     for field, value in fields.items():
         set_field(config, field, value, source="translation recipe field")
 

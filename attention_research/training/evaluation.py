@@ -56,7 +56,7 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
 
 
 def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
-    """One member's per-example analysis statistics (analysis/held_out.py) ->
+    """One member's per-example analysis statistics (training/held_out.py) ->
     {'eval/<metric>/<range>': value}: the implicit map's alignment accuracy, its
     Kendall τ with the explicit weights, the rollout's alignment accuracy, the
     ablation drops (nats, mean over examples; an example's NaN, no such token, left

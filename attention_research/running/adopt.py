@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research.checkpoints import Checkpoints
-from attention_research.workdir import (EVALUATIONS, RESOURCE_FIELDS, WorkDir,
+from attention_research.running.checkpoints import Checkpoints
+from attention_research.running.workdir import (EVALUATIONS, RESOURCE_FIELDS, WorkDir,
                                         config_differences, read_json, write_atomically)
 
 # Fields a run reads only once it has trained: its name (the sweep's), what the final

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research import plotting, stats
-from attention_research.reports import (
+from attention_research.reports import plotting, stats
+from attention_research.reports.tables import (
     SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, pivot_section,
     readable_names, seeds_cell, setting_of, status_fields, verdict, write_csv)
-from attention_research.workdir import write_atomically
+from attention_research.running.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
 

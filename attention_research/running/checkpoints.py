@@ -17,7 +17,7 @@ one.
 Each checkpoint also keeps the config of every member it trained, so that a resume is
 checked against what the checkpoint *is* (``workdir.check_checkpoint_config``), not
 only against the side file config.json. A checkpoint that is not ``regular`` (saved on
-a stop, ``training/preemption.py``) is deleted once a newer regular one is saved.
+a stop, ``running/preemption.py``) is deleted once a newer regular one is saved.
 """
 
 from __future__ import annotations

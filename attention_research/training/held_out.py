@@ -32,14 +32,14 @@ that evaluation.range_metrics turns them into per-range means):
 * ``rollout_hits`` / ``rollout_steps`` — the Transformer's rollout (rollout.py), at
   every step (it costs one forward pass; where the alignment is known);
 * ``*_any_hits`` — the same alignment counts with any source position that holds the
-  emitted symbol counted (``matches``; issue 35: on sort a repeated symbol has several
-  right positions, and the stable-sort one is only a convention);
+  emitted symbol counted (``matches``; issue 35: a repeated symbol has several right
+  positions, and where the task orders symbols by value the stable order is only a
+  convention);
 * ``implicit_<method>[_any]_hits`` — the implicit map's alignment by the other cheap
   attribution methods too (``BESIDE``: gradient and gradient × input, one Jacobian
   at x between them), so that integrated gradients' figures are read beside theirs.
 
-Translation has no known alignment: there the analysis gives τ and the drops
-(tasks/translation/analysis.py).
+A task with no known alignment (a corpus) gets τ and the drops alone.
 
 The Jacobians are taken ``analysis.batch_size`` examples at a time (lax.map), so
 memory stays B·K·S·E floats per member whatever the chunk.
@@ -87,7 +87,7 @@ def probes(lengths, target_steps: int, seed: int = 0, target_lengths=None):
 def diagonal(steps, source_lengths, target_lengths):
     """The source position on the diagonal at target ``steps`` [B]: round((t + ½)·L/T
     − ½) for L source and T target tokens (before EOS), within [0, L − 1]; t itself
-    where L = T (copy's alignment). A control that reads no content. ``jnp.round``
+    where L = T (the identity). A control that reads no content. ``jnp.round``
     rounds halves to even: a tie between two positions goes to the even one."""
     lengths = jnp.maximum(source_lengths, 1)
     position = jnp.round((steps + 0.5) * lengths / jnp.maximum(target_lengths, 1) - 0.5)
@@ -129,7 +129,7 @@ def analyse(model, params, batch, weights, positions, probe, options, transforme
             matches=None):
     """One member's analysis of a chunk: stats {name: [B]}. ``weights`` the
     teacher-forced explicit weights [B, T, S] or None; ``positions`` the true source
-    positions [B, T] (-1: none), or None where the alignment is unknown (translation:
+    positions [B, T] (-1: none), or None where the alignment is unknown (a corpus:
     no alignment accuracy, and τ over every target token before EOS); ``matches`` [B,
     T, S] the source positions holding each step's symbol, or None; ``probe`` a chunk
     of ``probes``."""

@@ -17,8 +17,10 @@ import io
 import math
 from pathlib import Path
 
-from attention_research import names, plotting, stats
-from attention_research.workdir import WorkDir, write_atomically
+from attention_research.running import names
+
+from attention_research.reports import plotting, stats
+from attention_research.running.workdir import WorkDir, write_atomically
 
 
 def setting_name(member_name: str) -> str:
@@ -425,7 +427,7 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
 
 
 def analysis_section(rows, settings, seen: str, label: str | None = None) -> str:
-    """With analysis.implicit (analysis/held_out.py): explicit and implicit alignment
+    """With analysis.implicit (training/held_out.py): explicit and implicit alignment
     (where the true alignment is known), their agreement, and the ablation drops, on
     the held-out range (or split) ``seen``, named ``label`` in the header (default: its
     lengths); per setting, whether zeroing the token the weights rank highest costs

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research import stats
+from attention_research.reports import stats
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD
 
 _SPECIAL = {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}
@@ -282,7 +282,7 @@ def attention_heads(path, source, target, layers: dict, title: str, labels=None)
     self-attention, cross-attention), one column per head.
 
     ``layers``: {'encoder_self' | 'decoder_self' | 'cross': [layer x [h, rows,
-    columns]]} (analysis/held_out.head_layers); ``source``/``target``: token arrays,
+    columns]]} (training/held_out.head_layers); ``source``/``target``: token arrays,
     padding included (the target is the reference the decoder was forced on)."""
     names = _namer(labels)
     source = [t for t in source if t != PAD]

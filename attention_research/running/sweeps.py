@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from attention_research.config_checks import ConfigError, validate
-from attention_research.names import compared_setting, member_name, short_field
-from attention_research.workdir import ADDED_FIELDS, RESOURCE_FIELDS
+from attention_research.training.config_checks import ConfigError, validate
+from attention_research.running.names import compared_setting, member_name, short_field
+from attention_research.running.workdir import ADDED_FIELDS, RESOURCE_FIELDS
 
 # Values a cohort can hold per member: the seed, and the optimiser hyperparameters
 # that live in the optimiser state (optax.inject_hyperparams).

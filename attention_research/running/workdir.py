@@ -5,7 +5,7 @@
     config_history.json  the fields changed on resume with --resume_with, each with
                     the step it took effect from (absent while none was)
     adopted.json    a sweep member started from another sweep's run (--adopt_from,
-                    training/adopt.py): which run and checkpoint step, its code,
+                    running/adopt.py): which run and checkpoint step, its code,
                     software, devices, wall time and final metrics
     metrics.jsonl   one JSON object per logged step and member
     events.out.tfevents.*  TensorBoard's event files (tensorboardX), in the run's own
@@ -26,7 +26,7 @@
                     eval split's sources, references and hypotheses)
 
 A sweep's work directory adds ``members/``, ``cohorts/``, ``commands.txt`` and the
-comparison (``training/sweep.py``). ``kind.json`` says which of the two a directory
+comparison (``running/sweep.py``). ``kind.json`` says which of the two a directory
 holds, and of which config (``claim``): one kind per directory, since a run and a
 sweep write plots of the same names.
 
@@ -105,7 +105,7 @@ ADDED_FIELDS = {
     "model.attention.monotonic.bias": -4.0,
     "model.attention.monotonic.noise": 1.0,
     "model.pointer_generator": False,
-    # The implicit analysis (analysis/held_out.py) is off ('') in every run before it.
+    # The implicit analysis (training/held_out.py) is off ('') in every run before it.
     "analysis.implicit": "",
     "analysis.steps": 32,
     "analysis.target_steps": 1,
@@ -252,7 +252,7 @@ def code_version() -> dict | None:
     """The commit of the code that trains, and whether its checkout had changes: kept in
     every summary.json, so that a replication can show it ran the first run's code (an
     audit, issue 35). None outside a git checkout (an installed package, CI's copy)."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     try:
         commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
                                 capture_output=True, text=True, timeout=10)

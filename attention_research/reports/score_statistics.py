@@ -16,8 +16,8 @@ initialised as a model initialises it (the registry's own class). For every quer
 Each figure is the mean over queries of one draw (one parameter and data seed); the
 table gives the mean over seeds and its 95% t interval.
 
-    python -m attention_research.score_statistics --out=experiments/results/score_scaling
-    python -m attention_research.score_statistics \
+    python -m attention_research.reports.score_statistics --out=experiments/results/score_scaling
+    python -m attention_research.reports.score_statistics \
         --out=experiments/results/score_scaling_replication --first-seed=100 --seeds=3
 """
 
@@ -30,11 +30,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from attention_research import plotting, stats
+from attention_research.reports import plotting, stats
 from attention_research.attention import registry
 from attention_research.attention import scores as _scores  # noqa: F401  (registers them)
-from attention_research.reports import markdown_table, write_csv
-from attention_research.workdir import write_atomically
+from attention_research.reports.tables import markdown_table, write_csv
+from attention_research.running.workdir import write_atomically
 
 SCORES = ("dot", "scaled_dot", "general", "additive")
 DIMS = (16, 64, 256, 1024)
@@ -113,7 +113,7 @@ def write(out, seeds: int = 5, first_seed: int = 0):
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     rows = table(seeds, first_seed)
-    command = (f"python -m attention_research.score_statistics --out={out} --seeds={seeds}"
+    command = (f"python -m attention_research.reports.score_statistics --out={out} --seeds={seeds}"
                + (f" --first-seed={first_seed}" if first_seed else ""))
     write_atomically(out / "untrained.md", "# score_scaling: untrained scores\n\n"
                      + markdown(rows) + f"\nCommand: `{command}`\n")
