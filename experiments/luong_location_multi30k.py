@@ -27,7 +27,7 @@ Each member is 40-50 CPU-minutes here (about 8.5 CPU-hours in all).
 The decision rule, written 2026-11-29 before any member trained:
 - the statistic is dot − location in cased test BLEU (test_2016_flickr, sacreBLEU on
   text restored to the corpus's characters), Welch's t on the two settings' seed means
-  with the seeds' variance plus the sentences' (``metrics.paired_seed_test``, one bin of
+  with the seeds' variance plus the sentences' (``bleu_tests.paired_seed_test``, one bin of
   the whole split, 10,000 resamples), as luong_table4's Multi30k rows test it;
 - reproduced: p < 0.05 with a difference of at least +0.5 BLEU (``stats.BLEU``'s minimum
   effect), not both means under its floor (1.0 BLEU); not reproduced: the same the other
@@ -118,7 +118,7 @@ def findings(results):
     from experiments.lab import findings as f
     from attention_research.reports import stats
     from attention_research.reports.tables import interval_cell as cell
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     paper = ("Luong et al. 2015, Table 4 (BLEU before unknown-word replacement, WMT'14 "
              "En→De, one model each): global location 18.1, dot 18.6 (after replacement "
              "19.3 and 20.5; perplexity 6.4 and 6.1)")
@@ -147,8 +147,8 @@ def findings(results):
     for name, wanted in seeds.items():
         systems[name], references = luong_table4._translations(results, name, wanted)
         assert len(systems[name]) == len(wanted), (name, len(systems[name]))
-    everything = [(np.arange(metrics.sentence_count(systems, references)), 1.0)]
-    test = metrics.paired_seed_test(systems, references, DOT, LOCATION, everything,
+    everything = [(np.arange(bleu_tests.sentence_count(systems, references)), 1.0)]
+    test = bleu_tests.paired_seed_test(systems, references, DOT, LOCATION, everything,
                                     n_samples=RESAMPLES)
     bleu = {name: _test_bleu(summaries[name]) for name in seeds}
     rule = stats.BLEU
@@ -181,6 +181,8 @@ def findings(results):
         ours += (". " + _size(verdict, test, share, location_mean)
                  + _against_first_run(results, test, verdict) + _learning(results)
                  + _earlier_dot(results, bleu[DOT], seeds[DOT]))
+    # The rule's words name the test where it lived when they were written (now
+    # reports/bleu_tests.py).
     why = ("the rule written before the run (this experiment's file): Welch's t on the two "
            "settings' seed means of cased test BLEU, its variance the seeds' plus the "
            f"sentences' (metrics.paired_seed_test, {RESAMPLES:,} resamples), separates dot "

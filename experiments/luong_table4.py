@@ -244,7 +244,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     from attention_research.reports.tables import interval_cell as cell
     import numpy as np
 
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     out = []
     paper = ("Luong et al. 2015, Table 4 (BLEU, WMT'14 En→De): global location 18.1, dot "
              "18.6, general 17.3; local-m general 18.6; local-p dot 18.0, general 19.0")
@@ -267,16 +267,16 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     others = [(BEST, name) for name in names if name != BEST]
     pairs = [p for p in dict.fromkeys(PAIRS + others) if set(p) <= set(ready)]
     # Issue 35: the test of a claim about attention functions counts the seeds' spread
-    # as well as the sentences'. metrics.paired_seed_test keeps the two apart and keeps
+    # as well as the sentences'. bleu_tests.paired_seed_test keeps the two apart and keeps
     # the pairing on sentences (revised after an audit as Luong, 2026-11-28: the
     # hierarchical bootstrap, compare_settings(resample_seeds=True), added the two
     # settings' sentence variances as if they were scored on different sentences). The
     # paired bootstrap, which holds these trained models fixed, describes these models
     # and is reported beside it.
-    everything = [(np.arange(metrics.sentence_count(systems, references)), 1.0)]
-    tests = {pair: metrics.paired_seed_test(systems, references, *pair, everything,
+    everything = [(np.arange(bleu_tests.sentence_count(systems, references)), 1.0)]
+    tests = {pair: bleu_tests.paired_seed_test(systems, references, *pair, everything,
                                             n_samples=RESAMPLES) for pair in pairs}
-    fixed = metrics.compare_settings(systems, references, pairs, n_samples=RESAMPLES)
+    fixed = bleu_tests.compare_settings(systems, references, pairs, n_samples=RESAMPLES)
     # Holm within each row's own comparisons (issue 35: "Holm over every comparison a
     # finding makes"), not over all the rows at once.
     families = {"global": [("score-dot", "score-general")],
@@ -325,6 +325,8 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
                       f"{'—' if PAPER[name] is None else PAPER[name]})" for name in ready)
     verdict = lambda found: ("reproduced" if found is True else "not reproduced"
                              if found is False else "inconclusive")
+    # The rule's words name the test where it lived when they were written (now
+    # reports/bleu_tests.py).
     how = ("Welch's t on the difference of the two settings' seed means of test BLEU, its "
            f"variance the seeds' (each setting's {len(SEEDS)} seeds, s²/n) plus the "
            "sentences' (the paired bootstrap of the test sentences, one draw for every "

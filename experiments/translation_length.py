@@ -19,10 +19,10 @@ pooled for the test: 3,071 sentences, 1,686 of at most 10 source words and 312 o
 or more (the 2016 set alone has 108).
 
 Decision rule, written before the run (statistic: cased sacreBLEU on the pooled test
-sets, sentence statistics summed per bin, as ``metrics.compare_settings``):
+sets, sentence statistics summed per bin, as ``bleu_tests.compare_settings``):
 - G = (BLEU_rnnsearch − BLEU_rnnencdec on sources of 16 words or more) − (the same on
   sources of at most 10 words): how much attention's lead grows from short to long
-  sentences. Tested by ``metrics.paired_seed_test`` (Welch's t on the seeds' variance
+  sentences. Tested by ``bleu_tests.paired_seed_test`` (Welch's t on the seeds' variance
   plus the paired bootstrap's sentence variance, 10,000 resamples within each bin,
   Satterthwaite's degrees of freedom from the seeds).
 - The whole pooled split's BLEU, rnnsearch against rnnencdec (Bahdanau's Table 1,
@@ -197,6 +197,8 @@ HOLDS_RULE = (
     f"the same ratio, which favours reproduced; the ratio scale is shown beside. "
     f"Decided on seeds 0-2, replicated on 100-102")
 
+# The rule's words name the test where it lived when they were written (now
+# reports/bleu_tests.py).
 HOLDS_REVISED_RULE = (
     f"the revised holds rule, written on 2026-11-28 after a second audit voided HOLDS_RULE, "
     f"and rewritten the same day on a third audit as Bahdanau, before seeds 100-102 "
@@ -431,7 +433,7 @@ def _registered(results):
 
     from experiments.lab import findings as f
     from attention_research.reports import stats
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     encdec, search, bidirectional, transformer_name = (sweeps.member_name(s)
                                                        for s in SETTINGS)
     systems, done, words, _ = _read(results, [encdec, search, bidirectional,
@@ -443,9 +445,9 @@ def _registered(results):
         return _pending(KEY, TITLE, PAPER, done)
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
     everything = np.arange(len(words))
-    gap = metrics.length_gap_test(systems, None, short, long, search, encdec,
+    gap = bleu_tests.length_gap_test(systems, None, short, long, search, encdec,
                                   n_samples=RESAMPLES)
-    whole = metrics.paired_seed_test(systems, None, search, encdec,
+    whole = bleu_tests.paired_seed_test(systems, None, search, encdec,
                                      [(everything, 1.0)], n_samples=RESAMPLES)
     rule = stats.BLEU
     bleu = lambda name, rows: _bleu(systems, name, rows)  # noqa: E731
@@ -464,7 +466,7 @@ def _registered(results):
                        (search, bidirectional, "attention over the same bidirectional "
                         "encoder against none"),
                        (transformer_name, encdec, "the Transformer against RNNencdec")):
-        test = metrics.length_gap_test(systems, None, short, long, a, b,
+        test = bleu_tests.length_gap_test(systems, None, short, long, a, b,
                                        n_samples=RESAMPLES)
         beside.append(f"{what}: G = {test['difference']:+.2f} "
                       f"[{test['low']:+.2f}, {test['high']:+.2f}]")
@@ -496,7 +498,7 @@ def _revised(results):
 
     from experiments.lab import findings as f
     from attention_research.reports import stats
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     encdec, search, bidirectional = (sweeps.member_name(s) for s in SETTINGS[:3])
     systems, done, words, splits = _read(results, [encdec, search, bidirectional])
     if min(done.values()) < len(SEEDS):
@@ -506,11 +508,11 @@ def _revised(results):
     bleu = lambda name, rows: _bleu(systems, name, rows)  # noqa: E731
 
     def gap(a, b, shorter=short, longer=long, n_samples=RESAMPLES):
-        return metrics.length_gap_test(systems, None, shorter, longer, a, b,
+        return bleu_tests.length_gap_test(systems, None, shorter, longer, a, b,
                                        n_samples=n_samples)
 
     tests = {"G_paper": gap(search, encdec), "G_attention": gap(search, bidirectional),
-             "W": metrics.paired_seed_test(systems, None, search, encdec,
+             "W": bleu_tests.paired_seed_test(systems, None, search, encdec,
                                            [(everything, 1.0)], n_samples=RESAMPLES)}
     long_bleu = {"G_paper": (bleu(search, long), bleu(encdec, long)),
                  "G_attention": (bleu(search, long), bleu(bidirectional, long))}
@@ -592,7 +594,7 @@ def _holds(results):
     import numpy as np
 
     from experiments.lab import findings as f
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     search, transformer_name = sweeps.member_name(SETTINGS[1]), sweeps.member_name(SETTINGS[3])
     systems, done, words, _ = _read(results, [search, transformer_name])
     paper = HOLDS_PAPER
@@ -600,7 +602,7 @@ def _holds(results):
         return _pending(HOLDS_KEY, HOLDS_TITLE, paper, done)
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
     bleu = lambda name, rows: _bleu(systems, name, rows)  # noqa: E731
-    test = metrics.length_gap_test(systems, None, short, long, search, transformer_name,
+    test = bleu_tests.length_gap_test(systems, None, short, long, search, transformer_name,
                                    n_samples=RESAMPLES)
     verdict = _holds_verdict(test, (bleu(search, long), bleu(transformer_name, long)))
     ours = (f"Multi30k Flickr test sets 2016-2018 pooled, de→en, cased sacreBLEU, "
@@ -666,7 +668,7 @@ def _holds_revised(results):
     import numpy as np
 
     from experiments.lab import findings as f
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     from attention_research.tasks.translation.task import TUNED
     encdec, search, control, transformer_name = (sweeps.member_name(s) for s in SETTINGS)
     names = {search: "RNNsearch", transformer_name: "the Transformer",
@@ -722,7 +724,7 @@ def _holds_revised(results):
     beside = [", ".join(f"{key} {_short_interval(t)}" for key, t in _retention_tests(
         systems, short, long, search, transformer_name, encdec, BESIDE).items())
         + " with RNNencdec as the placebo"]
-    d = metrics.length_gap_test(systems, None, short, long, search, transformer_name,
+    d = bleu_tests.length_gap_test(systems, None, short, long, search, transformer_name,
                                 n_samples=BESIDE)
     beside.append(f"D (RNNsearch's fall − the Transformer's: L at θ = 1, the 'no "
                   f"deterioration' reading) {_short_interval(d)}")
@@ -767,10 +769,10 @@ def _retention_tests(systems, short, long, search, transformer_name, placebo,
     """HOLDS_REVISED_RULE's two tests of the falls (long − short BLEU): A, the
     Transformer's against the placebo's (assay sensitivity), and L, RNNsearch's
     retention of RETENTION of the Transformer's lead over the placebo."""
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     bins = [(short, -1.0), (long, 1.0)]
     n_samples = n_samples or RESAMPLES
-    return {key: metrics.contrast_seed_test(systems, None, contrast, bins, n_samples)
+    return {key: bleu_tests.contrast_seed_test(systems, None, contrast, bins, n_samples)
             for key, contrast in (
                 ("A", {transformer_name: 1.0, placebo: -1.0}),
                 ("L", {search: 1.0, transformer_name: -RETENTION, placebo: RETENTION - 1.0}))}

@@ -84,7 +84,7 @@ def findings(results):
     from attention_research.reports import stats
     from experiments.lab import findings as f
     from attention_research.reports.tables import interval_cell as cell
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     from experiments import explicit_vs_implicit, luong_table4
     key, title = ("tuned-translation-default",
                   "The tuned translation default beats the first on test BLEU")
@@ -112,7 +112,7 @@ def findings(results):
     # Each side's test translations, of the seeds read above.
     (tuned_hyps, references), (first_hyps, _) = (luong_table4._translations(*tuned_at),
                                                  luong_table4._translations(*first_at))
-    test = metrics.compare_settings({"tuned": tuned_hyps, "first": first_hyps},
+    test = bleu_tests.compare_settings({"tuned": tuned_hyps, "first": first_hyps},
                                     references, [("tuned", "first")],
                                     n_samples=BOOTSTRAP)[("tuned", "first")]
     # The smallest p the bootstrap can give is 1 / (B + 1).

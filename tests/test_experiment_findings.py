@@ -622,13 +622,13 @@ def row_bleu(record, setting: str) -> list[float]:
 ])
 def test_the_location_follow_up_keeps_the_minimum_effect_and_the_floor(
         tmp_path, monkeypatch, difference, means, expected):
-    from attention_research.tasks.translation import metrics
+    from attention_research.reports import bleu_tests
     lf, record = _location_followup(tmp_path, monkeypatch, [1] * 8, [1] * 3)
     for path in record.glob("members/*_seed-2??/summary.json"):
         summary = json.loads(path.read_text())
         summary["members"][0]["final"]["test/bleu"] = means
         path.write_text(json.dumps(summary))
-    monkeypatch.setattr(metrics, "paired_seed_test", lambda *a, **k: {
+    monkeypatch.setattr(bleu_tests, "paired_seed_test", lambda *a, **k: {
         "difference": difference, "low": difference - 0.1, "high": difference + 0.1,
         "p": 1e-4, "se": 0.05, "df": 7.0, "seed_se": 0.04, "sentence_se": 0.03})
     row, = lf.findings(record)

@@ -9,6 +9,7 @@ import tensorflow_datasets as tfds
 
 from attention_research.data import BOS, EOS, PAD
 from attention_research.tasks.translation import datasets, metrics, pipeline, subwords
+from attention_research.reports import bleu_tests
 from attention_research.reports import translation as report
 from attention_research.running.workdir import TIMING_FIELDS
 from tests.test_translation_data import _write_ding_file
@@ -329,7 +330,7 @@ def test_settings_of_several_seeds_compare_by_paired_bootstrap():
     assert metrics.bleu_from_statistics(statistics.sum(0)) == pytest.approx(
         sacrebleu.corpus_bleu(drop(1), [references]).score)
     systems = {"good": [drop(0), drop(1)], "poor": [drop(2), drop(3)], "twin": [drop(0), drop(1)]}
-    result = metrics.compare_settings(systems, references, [("good", "poor"), ("good", "twin")],
+    result = bleu_tests.compare_settings(systems, references, [("good", "poor"), ("good", "twin")],
                                       n_samples=300)
     bleu = lambda hyps: sacrebleu.corpus_bleu(hyps, [references]).score
     expected = (bleu(drop(0)) + bleu(drop(1))) / 2 - (bleu(drop(2)) + bleu(drop(3))) / 2
@@ -348,8 +349,8 @@ def test_the_hierarchical_bootstrap_counts_the_spread_between_seeds():
     references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(6, 14, 120)]
     drop = lambda k: [" ".join(r.split()[:len(r.split()) - k]) for r in references]
     systems = {"a": [drop(0), drop(0), drop(4)], "b": [drop(1), drop(2), drop(2)]}
-    paired = metrics.compare_settings(systems, references, [("a", "b")], n_samples=400)
-    both = metrics.compare_settings(systems, references, [("a", "b")], n_samples=400,
+    paired = bleu_tests.compare_settings(systems, references, [("a", "b")], n_samples=400)
+    both = bleu_tests.compare_settings(systems, references, [("a", "b")], n_samples=400,
                                     resample_seeds=True)
     assert paired[("a", "b")]["difference"] == both[("a", "b")]["difference"] > 0
     assert paired[("a", "b")]["low"] > 0 and paired[("a", "b")]["p"] < 0.05
@@ -376,11 +377,11 @@ def test_the_length_gap_test_sees_a_lead_that_grows_with_length():
     systems = {"attention": [system(None), system(None), system(17)],
                "fixed": [system(8), system(9), system(7)],
                "fixed_too": [system(9), system(8), system(8)]}
-    grows = metrics.length_gap_test(systems, references, short, long, "attention", "fixed",
+    grows = bleu_tests.length_gap_test(systems, references, short, long, "attention", "fixed",
                                     n_samples=300)
     assert grows["difference"] == pytest.approx(grows["a_gap"] - grows["b_gap"])
     assert grows["a_gap"] > grows["b_gap"] and grows["low"] > 0 and grows["p"] < 0.01
-    alike = metrics.length_gap_test(systems, references, short, long, "fixed_too", "fixed",
+    alike = bleu_tests.length_gap_test(systems, references, short, long, "fixed_too", "fixed",
                                     n_samples=300)
     assert alike["low"] < 0 < alike["high"] and alike["p"] > 0.05
 
@@ -399,7 +400,7 @@ def test_a_contrast_of_three_settings_weighs_each_by_its_coefficient():
                "p": [drop(2), drop(2), drop(3)]}
     rows = np.arange(60)
     contrast = {"s": 1.0, "t": -0.8, "p": -0.2}
-    test = metrics.contrast_seed_test(systems, references, contrast, [(rows, 1.0)],
+    test = bleu_tests.contrast_seed_test(systems, references, contrast, [(rows, 1.0)],
                                       n_samples=200)
     per_seed = {k: np.array([metrics.bleu_from_statistics(
         metrics.sentence_statistics(h, references).sum(0)) for h in v])
@@ -411,14 +412,14 @@ def test_a_contrast_of_three_settings_weighs_each_by_its_coefficient():
     assert test["seed_se"] == pytest.approx(np.sqrt(seeds))
     assert test["se"] == pytest.approx(np.sqrt(seeds + test["sentence_se"] ** 2))
     # Doubling every coefficient doubles the difference and both standard errors.
-    doubled = metrics.contrast_seed_test(systems, references,
+    doubled = bleu_tests.contrast_seed_test(systems, references,
                                          {k: 2 * c for k, c in contrast.items()},
                                          [(rows, 1.0)], n_samples=200)
     for key in ("difference", "seed_se", "sentence_se"):
         assert doubled[key] == pytest.approx(2 * test[key])
-    paired = metrics.paired_seed_test(systems, references, "s", "t", [(rows, 1.0)],
+    paired = bleu_tests.paired_seed_test(systems, references, "s", "t", [(rows, 1.0)],
                                       n_samples=200)
-    both = metrics.contrast_seed_test(systems, references, {"s": 1.0, "t": -1.0},
+    both = bleu_tests.contrast_seed_test(systems, references, {"s": 1.0, "t": -1.0},
                                       [(rows, 1.0)], n_samples=200)
     for key in ("difference", "low", "high", "p", "se", "df"):
         assert paired[key] == pytest.approx(both[key])
@@ -444,9 +445,9 @@ def test_the_paired_seed_test_holds_its_level_with_three_seeds():
     for trial in range(40):
         systems = {"a": [seed_system() for _ in range(3)],
                    "b": [seed_system() for _ in range(3)]}
-        gap = metrics.length_gap_test(systems, references, short, long, "a", "b",
+        gap = bleu_tests.length_gap_test(systems, references, short, long, "a", "b",
                                       n_samples=100, seed=trial)
-        whole = metrics.paired_seed_test(systems, references, "a", "b",
+        whole = bleu_tests.paired_seed_test(systems, references, "a", "b",
                                          [(np.arange(90), 1.0)], n_samples=100, seed=trial)
         assert gap["low"] < gap["difference"] < gap["high"] and gap["df"] > 1
         rejected += [gap["p"] < 0.05, whole["p"] < 0.05]
@@ -465,14 +466,14 @@ def test_the_paired_seed_test_keeps_the_pairing_on_sentences():
                              for i, r in enumerate(references)]
     systems = {"a": [drop(1, 9), drop(1, 10), drop(1, 11)],
                "b": [drop(1, 4), drop(1, 5), drop(1, 4)]}
-    paired = metrics.paired_seed_test(systems, references, "a", "b",
+    paired = bleu_tests.paired_seed_test(systems, references, "a", "b",
                                       [(np.arange(80), 1.0)], n_samples=300)
-    unpaired = metrics.compare_settings(systems, references, [("a", "b")], n_samples=300,
+    unpaired = bleu_tests.compare_settings(systems, references, [("a", "b")], n_samples=300,
                                         resample_seeds=True)[("a", "b")]
     assert paired["difference"] == pytest.approx(unpaired["difference"])
     assert paired["high"] - paired["low"] < unpaired["high"] - unpaired["low"]
     # Under 2 seeds on a side: no test, an unbounded interval.
-    single = metrics.paired_seed_test({"a": systems["a"][:1], "b": systems["b"]}, references,
+    single = bleu_tests.paired_seed_test({"a": systems["a"][:1], "b": systems["b"]}, references,
                                       "a", "b", [(np.arange(80), 1.0)], n_samples=50)
     assert (single["low"], single["high"], single["p"]) == (-np.inf, np.inf, 1.0)
 
@@ -495,7 +496,7 @@ def test_the_hierarchical_bootstrap_holds_its_level_with_three_seeds():
     for trial in range(120):
         systems = {"a": [seed_system() for _ in range(3)],
                    "b": [seed_system() for _ in range(3)]}
-        result = metrics.compare_settings(systems, references, [("a", "b")], n_samples=200,
+        result = bleu_tests.compare_settings(systems, references, [("a", "b")], n_samples=200,
                                           seed=trial, resample_seeds=True)[("a", "b")]
         assert result["low"] < result["difference"] < result["high"] and result["df"] > 1
         rejected += result["p"] < 0.05
@@ -510,7 +511,7 @@ def test_paired_bootstrap_and_the_significance_table(tmp_path):
     # 'good' drops one word per sentence; 'poor' keeps only the first two words.
     good = [" ".join(r.split()[1:]) for r in references]
     poor = [" ".join(r.split()[:2]) for r in references]
-    result = metrics.paired_bootstrap({"poor": poor, "good": good}, references, 200)
+    result = bleu_tests.paired_bootstrap({"poor": poor, "good": good}, references, 200)
     assert result["poor"]["p_value"] is None  # the baseline
     assert result["good"]["bleu"] == pytest.approx(
         metrics.corpus_scores(good, references)["bleu"])

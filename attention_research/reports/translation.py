@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention_research.reports import plotting, stats
+from attention_research.reports import bleu_tests, plotting, stats
 from attention_research.reports.tables import (
     SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, pivot_section,
     readable_names, seeds_cell, setting_of, status_fields, verdict, write_csv)
@@ -136,7 +136,7 @@ def bootstrap_by_length(members, split: str,
     systems = {m.name: read(f, "hypothesis") for m, f in zip(members, folders)}
     bins = {"all": np.arange(len(sources))} | metrics.bin_rows(
         sources, members[0].config.task.bleu_length_bins)
-    return {name: {"count": len(rows)} | metrics.paired_bootstrap(
+    return {name: {"count": len(rows)} | bleu_tests.paired_bootstrap(
         {m: [h[i] for i in rows] for m, h in systems.items()},
         [references[i] for i in rows], n_samples) for name, rows in bins.items()}
 
