@@ -184,10 +184,10 @@ def test_the_benchmark_runs_a_config_in_a_fresh_process_and_reports_its_phases()
 
 def test_a_train_step_compiled_ahead_runs_only_on_a_state_that_fits_it():
     """The train step compiled from the state's shapes before the state exists
-    (loop.start_train_compile) is taken only for a state of those shapes, types and
+    (compile_ahead.TrainProgram.start_early) is taken only for a state of those shapes, types and
     placement; anything else is compiled again for the state it has."""
     from jax.sharding import NamedSharding, PartitionSpec as P
-    from attention_research.training.loop import fits, state_spec
+    from attention_research.training.compile_ahead import fits, state_spec
 
     mesh = jax.make_mesh((1,), ("member",))
     members, replicated = NamedSharding(mesh, P("member")), NamedSharding(mesh, P())

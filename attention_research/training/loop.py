@@ -24,7 +24,6 @@ from __future__ import annotations
 import itertools
 import json
 import resource
-import threading
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -41,7 +40,7 @@ from attention_research.running.checkpoints import Checkpoints
 from attention_research.training.config_checks import validate
 from attention_research.running.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
-from attention_research.training import flops, health, memory, timing
+from attention_research.training import compile_ahead, health, memory, timing
 from attention_research.running import adopt, peaks, preemption
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
@@ -51,25 +50,6 @@ from attention_research.training.steps import make_gradient_statistics, make_tra
 from attention_research.errors import RunError
 from attention_research.running.workdir import (WorkDir, check_checkpoint_config, code_version,
                                         read_json, software_versions)
-
-
-def state_spec(shapes, sharding):
-    """``jax.eval_shape``'s shapes of a state, placed as ``sharding`` (eval_shape drops
-    the placement), to compile the train call for before the state exists."""
-    return jax.tree_util.tree_map(
-        lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding,
-                                       weak_type=s.weak_type), shapes)
-
-
-def fits(state, spec) -> bool:
-    """Whether every array of ``state`` has the shape, type and placement ``spec`` says:
-    a program compiled for ``spec`` then runs on ``state`` unchanged."""
-    leaves, tree = jax.tree_util.tree_flatten(state)
-    specs, spec_tree = jax.tree_util.tree_flatten(spec)
-    return tree == spec_tree and all(
-        isinstance(x, jax.Array) and x.shape == s.shape and x.dtype == s.dtype
-        and x.weak_type == s.weak_type and x.sharding == s.sharding
-        for x, s in zip(leaves, specs))
 
 
 def describe(config) -> str:
@@ -98,9 +78,6 @@ class Cohort:
         self.resumed_at_step = 0
         self.adopt = None  # adopt.Donor: the finished run of another sweep it starts from
         self.train_calls = 0  # made by this process
-        self.matmul_flops_per_call = None  # counted when the train call is compiled
-        self.xla_flops_per_call = None
-        self.precompiling = None  # the thread compiling the evaluation (precompile_evaluation)
         self.workdirs = [WorkDir(path) for path in workdirs]
         # This process writes (process 0). Fixed here: a failed member's directory
         # stops taking writes, the cohort's progress output does not.
@@ -115,9 +92,11 @@ class Cohort:
         self.monitors = [health.DivergenceMonitor(self.task.vocab_size) for _ in configs]
         self.failures: dict[int, dict] = {}  # member -> its failure (see check_health)
         self.last_checkpoint = None  # the step of the newest checkpoint on disk
-        self.train_call = make_train_call(self.model, self.tx, config, self.placement,
-                                          sample_batch=self.task.sample_batch)
+        self.train_program = compile_ahead.TrainProgram(
+            make_train_call(self.model, self.tx, config, self.placement,
+                            sample_batch=self.task.sample_batch), len(configs))
         self.evaluate = self.task.make_evaluation(self.model, self.placement)
+        self.precompiled_evaluation = compile_ahead.EvaluationPrecompile(self.evaluate)
         self.selection = None  # BestParameters with train.best_metric (set by resume)
         self.final_choice = [{} for _ in configs]  # how each member's final params were chosen
         self.gradient_statistics = None
@@ -137,7 +116,6 @@ class Cohort:
                                             self.placement.members, self.signal)
         self.state_shapes = jax.eval_shape(self.initial_state)
         memory.check_state(self.state_shapes)  # before it is allocated
-        self.early_compile = None  # the train call compiling beside setup (start_train_compile)
 
     def elapsed(self) -> float:
         return self.time_offset + time.time() - self.start_time
@@ -259,12 +237,12 @@ class Cohort:
     def compile_train_call(self, state, inputs, progress: bool):
         """The train call compiled ahead of time for these inputs' shapes (host batches
         vary in width: one program per width), its cost charged to ``train_compile``
-        and its matrix FLOPs counted from the same trace (flops.py). The program
-        ``start_train_compile`` compiled beside setup is taken when it fits the state."""
+        (compile_ahead.py). The program ``start_train_compile`` compiled beside setup is
+        taken when it fits the state."""
         with self.stopwatch.phase("train_compile"):
             compile_start = time.time()
-            early = None if inputs else self.take_early_compile(state)
-            compiled = early[0] if early else self._compile_train_call(state, inputs)
+            early = None if inputs else self.train_program.take_early(state)
+            compiled = early[0] if early else self.train_program.compile(state, inputs)
         if self.is_writer and progress and self.task.sample_batch is not None:
             words = (f"{early[1]:.1f} s, beside the initial state" if early
                      else f"{time.time() - compile_start:.1f} s")
@@ -272,64 +250,26 @@ class Cohort:
                        f"{words}")  # through tqdm, not across its bar
         return compiled
 
-    def _compile_train_call(self, state, inputs):
-        traced = self.train_call.trace(state, *inputs)
-        compiled = traced.lower().compile()
-        memory.check_compiled(compiled, len(self.configs))  # before it first runs
-        if self.matmul_flops_per_call is None:  # host batches: the first width's
-            self.matmul_flops_per_call = flops.matmul_flops(traced.jaxpr)
-            self.xla_flops_per_call = flops.xla_flops(compiled)
-        return compiled
-
     def start_train_compile(self):
-        """Compile the train call in a background thread from the initial state's shapes,
-        while this thread makes (compiles) the initial state or restores a checkpoint:
-        on a small CPU each compiles on its own core, and a cold tiny run is about 3 s
-        shorter (docs/configs.md). Only for a task that samples its batches on the
-        device, whose train call takes the state alone; host batches' widths are known
-        once they are read. Its compilation is counted under ``background``."""
-        if self.task.sample_batch is None or self.early_compile is not None:
-            return
-        spec = state_spec(self.state_shapes, self.placement.members)
-        outcome = {}
-
-        def work():
-            start = time.time()
-            try:
-                outcome["compiled"] = self._compile_train_call(spec, ())
-                outcome["seconds"] = time.time() - start
-            except Exception:  # noqa: BLE001 — compiled again in the main thread, which
-                pass           # raises the error where it belongs
-        thread = threading.Thread(target=work, name="train-compile", daemon=True)
-        thread.start()
-        self.early_compile = (thread, spec, outcome)
-
-    def take_early_compile(self, state):
-        """(program, seconds) that ``start_train_compile`` compiled, once it is done, if
-        it was compiled for this state's shapes, types and placement (a restored
-        checkpoint's state might differ); else None, and the caller compiles."""
-        if self.early_compile is None:
-            return None
-        thread, spec, outcome = self.early_compile
-        self.early_compile = None
-        thread.join()
-        if "compiled" not in outcome or not fits(state, spec):
-            return None
-        return outcome["compiled"], outcome["seconds"]
+        """Compile the train call beside setup (compile_ahead.py), for a task that samples
+        its batches on the device, whose train call takes the state alone; host batches'
+        widths are known once they are read. Counted under ``background``."""
+        if self.task.sample_batch is not None:
+            self.train_program.start_early(self.state_shapes, self.placement.members)
 
     def throughput(self, seconds: float) -> dict:
         """Achieved matrix FLOP/s over this process's training phase (``seconds``), per
         device and per member, beside the device's peak (flops.py). Host batches vary in
         width: their count is the first width's, so it is marked approximate."""
-        if not self.matmul_flops_per_call or not self.train_calls or seconds <= 0:
+        if not self.train_program.matmul_flops_per_call or not self.train_calls or seconds <= 0:
             return {}
         members, devices = len(self.configs), jax.device_count()
         steps = self.config.train.steps_per_call
-        achieved = self.matmul_flops_per_call * self.train_calls / seconds
+        achieved = self.train_program.matmul_flops_per_call * self.train_calls / seconds
         result = {"matmul_gflop_per_member_step":
-                      self.matmul_flops_per_call / members / steps / 1e9,
+                      self.train_program.matmul_flops_per_call / members / steps / 1e9,
                   "xla_cost_analysis_gflop_per_call": (
-                      None if self.xla_flops_per_call is None else self.xla_flops_per_call / 1e9),
+                      None if self.train_program.xla_flops_per_call is None else self.train_program.xla_flops_per_call / 1e9),
                   "gflop_per_s_per_device": achieved / devices / 1e9,
                   "gflop_per_s_per_member": achieved / members / 1e9,
                   "counted": ("exact" if self.task.sample_batch is not None
@@ -359,8 +299,8 @@ class Cohort:
         tokens_per_s = float(np.sum(sums["tokens"])) / seconds
         # Achieved matrix FLOP/s of the cohort per device (flops.py; host batches: the
         # first batch width's count).
-        gflop_per_s = (self.matmul_flops_per_call * len(pending) / seconds
-                       / jax.device_count() / 1e9) if self.matmul_flops_per_call else None
+        gflop_per_s = (self.train_program.matmul_flops_per_call * len(pending) / seconds
+                       / jax.device_count() / 1e9) if self.train_program.matmul_flops_per_call else None
         first_row = None
         for member, workdir in enumerate(self.workdirs):
             if not self.healthy(member):
@@ -389,31 +329,10 @@ class Cohort:
     def stopped_early(self, step: int) -> bool:
         return self.selection is not None and self.selection.exhausted(step, self.healthy)
 
-    def precompile_evaluation(self, params):
-        """Compile the evaluation programs in a background thread while training runs
-        (issue 39: a cold run's first evaluation stalled training 5-8 s to compile them).
-        On this CPU a small model's train step keeps one core busy, so the other
-        compiles; nothing is run, so no evaluation memory is taken beside training's.
-        A task without ``evaluate.precompile`` compiles at its first evaluation."""
-        precompile = getattr(self.evaluate, "precompile", None)
-        if precompile is None or self.precompiling is not None:
-            return
-        def work():
-            try:
-                precompile(params)
-            except Exception:  # noqa: BLE001 — the evaluation compiles (and reports) itself
-                pass
-        self.precompiling = threading.Thread(target=work, name="precompile", daemon=True)
-        self.precompiling.start()
-
-    def wait_for_precompile(self):
-        if self.precompiling is not None:
-            self.precompiling.join()
-
     def run_eval(self, step, state, log=True, kind="full"):
         jax.block_until_ready(state.params)  # the queued train steps are training's time
         with self.stopwatch.evaluation(step, kind):
-            self.wait_for_precompile()  # the evaluation's time: training waits for it
+            self.precompiled_evaluation.wait()  # the evaluation's time: training waits for it
             return self._run_eval(step, state, log)
 
     def _run_eval(self, step, state, log):
@@ -437,7 +356,7 @@ class Cohort:
         """The seen lengths alone (train.curve_eval_every), logged; no selection."""
         jax.block_until_ready(state.params)
         with self.stopwatch.evaluation(step, "seen lengths"):
-            self.wait_for_precompile()
+            self.precompiled_evaluation.wait()
             results = self.evaluate(state.params, seen_only=True)
         for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
             if self.healthy(member):
@@ -501,7 +420,7 @@ class Cohort:
                 results = self.run_eval(step, state, log=False, kind="final")
             return state.params, results
         with self.stopwatch.evaluation(step, "final"):
-            self.wait_for_precompile()
+            self.precompiled_evaluation.wait()
             return params, self.evaluate(params)
 
     def finish(self, step, params, results):
@@ -675,7 +594,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 last_log_time += time.time() - compile_start  # not training throughput
             state, metrics = compiled[shapes](state, *call_inputs)
             if not cohort.train_calls:  # the device is busy: compile evaluation beside it
-                cohort.precompile_evaluation(state.params)
+                cohort.precompiled_evaluation.start(state.params)
             cohort.train_calls += 1
             pending.append(metrics)
             step += train_config.steps_per_call
