@@ -37,7 +37,12 @@ def main():
     spec.loader.exec_module(experiment)
     config = experiment.get_config()
     config.model.attention.score, config.task.name = args.score, args.task
-    cohort = Cohort([config], [Path("/tmp") / "eval_speed"], time.time())
+    try:  # a checkout since issue 70 takes the member's WorkDir, an older one its path
+        from attention_research.running.workdir import WorkDir
+        scratch = WorkDir(Path("/tmp") / "eval_speed")
+    except ImportError:
+        scratch = Path("/tmp") / "eval_speed"
+    cohort = Cohort([config], [scratch], time.time())
     state = cohort.initial_state()
     start = time.time()
     first = cohort.evaluate(state.params)

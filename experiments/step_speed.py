@@ -143,6 +143,7 @@ def main(argv):
     import numpy as np
 
     from attention_research.training.config_checks import validate
+    from attention_research.running.workdir import WorkDir
     from attention_research.training.loop import Cohort
 
     config = options.config
@@ -153,7 +154,8 @@ def main(argv):
         member.seed = seed
         configs.append(member)
     scratch = Path(tempfile.mkdtemp(prefix="step_speed_"))
-    cohort = Cohort(configs, [scratch / f"m{i}" for i in range(len(configs))], time.time())
+    cohort = Cohort(configs, [WorkDir(scratch / f"m{i}") for i in range(len(configs))],
+                    time.time())
     state = cohort.initial_state()
     inputs = next(iter(cohort.call_inputs(0)))
     start = time.time()

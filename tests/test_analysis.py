@@ -196,7 +196,7 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     """Every metric of the analysis in summary.json, in range; the side-by-side figure.
     ``none`` has implicit attention but no weights, so no τ and no explicit ablation;
     the Transformer adds its rollout."""
-    from attention_research.training.loop import train
+    from attention_research.running.run import train
     config = (tiny_config(score, task="reverse") if family == "rnn"
               else transformer.get_config("score=scaled_dot,task=reverse,tiny"))
     if family == "transformer":

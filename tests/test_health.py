@@ -14,7 +14,7 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.running.checkpoints import CheckpointError, Checkpoints
 from attention_research.training.health import DivergenceMonitor, NonFiniteError
-from attention_research.training.loop import train
+from attention_research.running.run import train
 from attention_research.running.sweep import run_sweep
 
 # Adam's first steps move every parameter by about the learning rate times the warm-up
@@ -101,9 +101,11 @@ def test_a_sweep_finishes_its_healthy_members_and_reports_the_failed_one(tiny, t
     [cohort] = (tmp_path / "cohorts").iterdir()
     checkpoints = Checkpoints(cohort / "checkpoints")
     assert sorted(checkpoints.manager.all_steps()) == [10, 20]
+    from attention_research.running.workdir import WorkDir
     from attention_research.training.loop import Cohort
     initial = Cohort([m.config for m in sweeps.expand(tiny(), sweep, tmp_path)],
-                     [tmp_path / "scratch0", tmp_path / "scratch1"], 0.0).initial_state()
+                     [WorkDir(tmp_path / "scratch0"), WorkDir(tmp_path / "scratch1")],
+                     0.0).initial_state()
     state, step = checkpoints.restore_latest(initial)  # verified: intact and finite
     checkpoints.close()
     assert step == 20 and int(state.failed_step[0]) == 3 and int(state.failed_step[1]) == 0

@@ -107,12 +107,6 @@ NOT_YET_CUT = {
     ("attention_research.tasks.translation.task", "attention_research.training.held_out"),
     ("attention_research.tasks.translation.task", "attention_research.training.steps"),
     ("attention_research.training.loop", "attention_research.reports.plotting"),
-    ("attention_research.training.loop", "attention_research.running.adopt"),
-    ("attention_research.training.loop", "attention_research.running.checkpoints"),
-    ("attention_research.training.loop", "attention_research.running.lock"),
-    ("attention_research.training.loop", "attention_research.running.peaks"),
-    ("attention_research.training.loop", "attention_research.running.preemption"),
-    ("attention_research.training.loop", "attention_research.running.workdir"),
 }
 
 

@@ -158,7 +158,7 @@ def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_co
     test split, whose translations are written in test_2016_flickr's line order; the
     splits of ``task.also_translate`` are scored and written beside it."""
     from attention_research.tasks.translation import metrics
-    from attention_research.training.loop import train
+    from attention_research.running.run import train
     from configs import base
     config = base.get_config("task=translation,tiny")
     assert config.task.dataset == "multi30k"
@@ -194,7 +194,7 @@ def test_a_length_penalty_search_translates_each_member_at_its_chosen_alpha(fixt
     the first's are not (alphas neither dropped nor shared)."""
     from attention_research.tasks.translation import metrics
     from attention_research.tasks.translation import task as translation
-    from attention_research.training.loop import train_cohort
+    from attention_research.running.run import train_cohort
     from configs import base
     from tests.conftest import TINY_TEST_VOCAB
     forced, read = iter([5.0, 0.6]), []

@@ -32,7 +32,7 @@ from attention_research.running.names import compared_setting
 from attention_research.tasks import get_task
 from attention_research.training import timing
 from attention_research.running import adopt, preemption
-from attention_research.training.loop import train_cohort
+from attention_research.running.run import train_cohort
 from attention_research.running.workdir import ConfigMismatchError, WorkDir, read_json, write_atomically
 
 
@@ -233,7 +233,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     unfinished (the report waits for them). ``command``, the command line that runs
     the sweep, is appended to the work directory's commands.txt once every member is
     validated. ``resume_with``: training fields that may change on resume
-    (``loop.train_cohort``). ``adopt_from``: the work directories of other sweeps
+    (``run.train_cohort``). ``adopt_from``: the work directories of other sweeps
     whose finished members this one's may start from instead of training (``adopt.py``)."""
     k, n = part
     if not 1 <= k <= n:

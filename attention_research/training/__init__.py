@@ -1,2 +1,3 @@
-"""Training: the member-axis train state (``state``), the jitted steps (``steps``)
-and the loop (``loop.train``)."""
+"""Training: the member-axis train state (``state``), the jitted steps (``steps``),
+decoding, evaluation, the config checks and the loop (``loop``), which running/run.py
+drives."""

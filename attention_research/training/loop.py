@@ -1,18 +1,15 @@
-"""The training loop: resume, train, log, evaluate, checkpoint, plot, summarise.
+"""The training loop of one cohort: resume, train, log, evaluate, checkpoint, summarise.
 
-``train_cohort`` trains the members of one cohort together (one compiled
-``jit(vmap(step))``); each member logs, plots and summarises into its own work
-directory, and the cohort's stacked state is checkpointed once. ``train(config,
-workdir)`` — what ``launch.py`` calls for a single run — is a cohort of one whose
-member directory and checkpoints are the work directory itself. Everything a run
-writes is listed in ``attention_research/running/workdir.py``. Rerunning on the same work
-directory resumes from the newest checkpoint and ends with the same metrics.
+A ``Cohort`` holds what its members share (one compiled ``jit(vmap(step))``, the task,
+the model) and each member's work directory; ``train_steps`` runs it from its newest
+checkpoint to the last step and its final evaluation. The run around it
+(``running/run.py``: the lock, the checkpoints, the config checks on resume, signals,
+adoption) builds both and hands them in; the loop imports none of that, and asks the
+run what it must know through ``cohort.environment``.
 
 A run never reports garbage (``health.py``): a member whose loss, gradient norm or
 parameters become non-finite stops at its last finite state. Its ``summary.json``
-says why (``status: failed``), and the other members of its cohort train on. A
-single run that fails raises ``NonFiniteError``. The directory is locked while the
-cohort trains (``lock.py``).
+says why (``status: failed``), and the other members of its cohort train on.
 
 The loop names no task and no model family: the task (from the task registry)
 supplies batches, evaluation and the final evaluation; the model comes from the
@@ -25,8 +22,6 @@ import itertools
 import json
 import resource
 import time
-from pathlib import Path
-from typing import Callable, Sequence
 
 import jax
 import numpy as np
@@ -36,20 +31,14 @@ from attention_research import models
 
 from attention_research.reports import plotting
 from attention_research.attention import training_signal
-from attention_research.running.checkpoints import Checkpoints
-from attention_research.training.config_checks import validate
-from attention_research.running.lock import DirectoryLock
 from attention_research.tasks import Run, get_task
 from attention_research.training import compile_ahead, health, memory, timing
-from attention_research.running import adopt, peaks, preemption
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import BestParameters, average_parameters
 from attention_research.training.state import (
     make_initializer, make_optimizer, member_hyperparams, with_member_hyperparams)
 from attention_research.training.steps import make_gradient_statistics, make_train_call
 from attention_research.errors import RunError
-from attention_research.running.workdir import (WorkDir, check_checkpoint_config, code_version,
-                                        read_json, software_versions)
 
 
 def describe(config) -> str:
@@ -69,16 +58,18 @@ def peak_memory() -> dict:
 class Cohort:
     """State of one cohort's training, split into small steps for readability."""
 
-    def __init__(self, configs, workdirs, start_time):
+    def __init__(self, configs, workdirs, start_time, environment=None):
         self.configs = configs
         self.config = config = configs[0]  # every member shares the structure
         self.start_time = start_time
         # Every second from start_time on is charged to one phase (timing.py).
         self.stopwatch = timing.Stopwatch(start_time)
         self.resumed_at_step = 0
-        self.adopt = None  # adopt.Donor: the finished run of another sweep it starts from
+        # What the run around the loop answers (running/run.py's RunEnvironment): where
+        # the code came from, stop requests, adoption (None: a cohort that only builds).
+        self.environment = environment
         self.train_calls = 0  # made by this process
-        self.workdirs = [WorkDir(path) for path in workdirs]
+        self.workdirs = list(workdirs)  # each member's WorkDir (running/workdir.py)
         # This process writes (process 0). Fixed here: a failed member's directory
         # stops taking writes, the cohort's progress output does not.
         self.is_writer = self.workdirs[0].is_writer
@@ -128,7 +119,7 @@ class Cohort:
         train = self.config.train
         return step if step == train.num_steps else step // train.log_every * train.log_every
 
-    def keep_checkpoints_the_logs_reach(self, checkpoints: Checkpoints):
+    def keep_checkpoints_the_logs_reach(self, checkpoints):
         """A metrics.jsonl cut short or lost (issue 37): resume from the newest checkpoint
         whose training log every member still holds, and log onward; the newer ones are
         set aside (``Checkpoints.set_aside``), not deleted. Refused, naming what is
@@ -157,7 +148,7 @@ class Cohort:
                        f"of step {reached[-1]}, the newest its log reaches, and logging on; "
                        f"the newer checkpoints were moved to {aside}")
 
-    def resume(self, checkpoints: Checkpoints):
+    def resume(self, checkpoints):
         self.keep_checkpoints_the_logs_reach(checkpoints)
         template = self.initial_state()
         train = self.config.train
@@ -165,25 +156,26 @@ class Cohort:
             self.selection = BestParameters(train.best_metric, train.patience,
                                             train.eval_every, template.params)
         restored, step = checkpoints.restore_latest(self.checkpointed(template))
-        adopted = not step and self.adopt is not None  # another sweep trained it (adopt.py)
+        donor = self.environment.donor
+        adopted = not step and donor is not None  # another sweep trained it (adopt.py)
         if adopted:
             kept_step = (None if self.selection is None
                          else lambda both: int(np.asarray(jax.device_get(both[1]["step"]))[0]))
-            restored = adopt.restore(self.adopt, self.checkpointed(template), kept_step)
-            step = self.adopt.step
+            restored = self.environment.restore_donor(self.checkpointed(template), kept_step)
+            step = donor.step
         elif not step and self.is_writer:
-            adopt.forget(self.workdirs[0].path)  # a mark left by an adoption cut short
+            self.environment.forget_adoption(self.workdirs[0].path)  # one cut short
         if self.selection is not None:
             state, self.selection.state = restored
         else:
             state = restored
         if adopted:  # saved as this member's own, under its config (and kept value)
-            if self.adopt.kept_value is not None:
-                self.selection.set_values([self.adopt.kept_value])
+            if donor.kept_value is not None:
+                self.selection.set_values([donor.kept_value])
             checkpoints.save(step, self.checkpointed(state), self.config_dicts())
             checkpoints.check()
             if self.is_writer:
-                adopt.mark(self.adopt, self.workdirs[0].path)
+                self.environment.mark_adopted(self.workdirs[0].path)
         if step:  # the optimiser's rates are the config's: they may change on resume
             state = with_member_hyperparams(state, member_hyperparams(self.configs))
         self.last_checkpoint = step or None
@@ -274,7 +266,7 @@ class Cohort:
                   "gflop_per_s_per_member": achieved / members / 1e9,
                   "counted": ("exact" if self.task.sample_batch is not None
                               else "approximate: the first batch width's FLOPs per step")}
-        peak = peaks.device_peak()
+        peak = self.environment.device_peak()
         if peak is not None:
             result.update(peak_gflop_per_s_per_device=peak[0] / 1e9, peak_source=peak[1],
                           fraction_of_peak=achieved / devices / peak[0])
@@ -379,7 +371,7 @@ class Cohort:
                                  else {}),
             "steps": step, "wall_time_s": self.elapsed(), "time": timed,
             "memory": peak_memory(),
-            "code": code_version(), "software": software_versions(),
+            "code": self.environment.code(), "software": self.environment.software(),
             "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
                         "kind": jax.devices()[0].device_kind,
                         # A GPU's "default" runs float32 matrix products in TF32; set
@@ -389,7 +381,7 @@ class Cohort:
                         "processes": jax.process_count(),
                         "mesh": dict(self.placement.mesh.shape),
                         "members_sharded": self.placement.member_axis is not None,
-                        **({"cpu": peaks.cpu_description()}
+                        **({"cpu": self.environment.cpu()}
                            if jax.devices()[0].platform == "cpu" else {})},
             "warnings": self.monitors[member].warnings,
             **({"stopped_early": step < config.train.num_steps and status == "finished"}
@@ -397,8 +389,9 @@ class Cohort:
             **(final.summary if final is not None else {}),
             **({"config_history": history}
                if (history := self.workdirs[member].config_history()) else {}),
-            **({"adopted_from": adopt.compare_final(donor, entry["final"])}
-               if (donor := adopt.adopted(self.workdirs[member].path)) else {}),
+            **({"adopted_from": adopted}
+               if (adopted := self.environment.adopted_from(self.workdirs[member].path,
+                                                            entry["final"])) else {}),
             "members": [entry]}
 
     def final_parameters(self, step, state, checkpoints, results):
@@ -456,114 +449,13 @@ class Cohort:
                 for member in range(len(self.configs))]
 
 
-def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
-                 hooks: Sequence[Callable[[int], None]] = (), progress: bool = True,
-                 resume_with=frozenset(), refinish: bool = False,
-                 adopt_from: adopt.Donor | None = None) -> list:
-    """Train (or resume) the members of one cohort together; returns their summaries.
-
-    ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
-    The directory holding ``checkpoint_dir`` (the run's, or in a sweep the cohort's)
-    is locked while the cohort trains. ``hooks`` are called with the step after
-    every jit call (tests use one to interrupt a run). Nothing written before an
-    error is lost. A member that fails (non-finite) gets a summary with
-    ``status: failed``; the others train on. ``resume_with``: the training fields
-    (``workdir.parse_resume_with``) that may differ from the checkpoint's config; each
-    change is recorded, with its step, in config_history.json and summary.json.
-    A cohort whose every member has finished (``finished_summaries``) is not touched:
-    its saved summaries are returned, unless ``refinish`` asks for its final
-    evaluation, plots and summaries again. ``adopt_from``: for a cohort of one member
-    with no checkpoint yet, the finished run of another sweep it starts from
-    (``adopt.py``): its logs are copied in once the lock is held.
-    """
-    # The code this process runs is the checkout's when it begins, not when a summary is
-    # written hours later (code_version is cached from its first call; an audit found a
-    # sweep's later members named a commit made while they trained).
-    code_version()
-    for config in configs:
-        validate(config)
-    finished = None if refinish else finished_summaries(configs, workdirs, resume_with)
-    if finished is not None:
-        if progress and jax.process_index() == 0:
-            print(f"already finished: {', '.join(str(Path(w) / 'summary.json') for w in workdirs)}"
-                  "; nothing was redone (--refinish evaluates its final parameters again)")
-        return finished
-    memory.check_config(configs[0], len(configs))  # before the task builds its data
-    lock = DirectoryLock(Path(checkpoint_dir).parent)
-    if jax.process_index() == 0:
-        lock.acquire()
-    try:
-        cohort = Cohort(configs, workdirs, time.time() if start_time is None else start_time)
-        # Averaging needs the last k checkpoints on disk; one more is room for a
-        # checkpoint saved on a stop (preemption.py), deleted after the next regular one.
-        train_config = configs[0].train
-        checkpoints = Checkpoints(
-            checkpoint_dir, max_to_keep=max(2, train_config.average_last) + 1,
-            regular=lambda step: (step % train_config.checkpoint_every == 0
-                                  or step == train_config.num_steps))
-        if adopt_from is not None and checkpoints.latest_step() is None:
-            if cohort.is_writer:  # under the lock: no other process trains it now
-                adopt.take_logs(adopt_from, cohort.workdirs[0].path)
-            cohort.adopt = adopt_from
-        try:
-            _check_identity(cohort, checkpoints, frozenset(resume_with))
-            # At every train call: stop if the lock file was deleted under this run.
-            with preemption.stop_on_signals():
-                return _train(cohort, checkpoints, (lock.verify, *hooks), progress)
-        finally:
-            checkpoints.close()
-            for workdir in cohort.workdirs:
-                workdir.close()
-            cohort.stopwatch.close()
-    finally:
-        lock.release()
-
-
-def finished_summaries(configs, workdirs, resume_with=frozenset()) -> list | None:
-    """Every member's saved summary when all of them finished their steps (or stopped
-    early) under this config and their logs reach that step; else None (a config that
-    differs is refused here, as a resume would refuse it)."""
-    summaries = []
-    for config, path in zip(configs, workdirs):
-        workdir = WorkDir(path)
-        summary_path = workdir.path / "summary.json"
-        if not summary_path.is_file():
-            return None
-        workdir.check_config(config, resume_with)
-        summary = read_json(summary_path)
-        done = summary.get("status") == "finished" and (
-            summary.get("steps") == config.train.num_steps or summary.get("stopped_early"))
-        if not done or max((r["step"] for r in workdir.read_metrics()), default=-1) \
-                != summary["steps"]:
-            return None  # a log cut short is mended by resuming (keep_checkpoints_...)
-        summaries.append(summary)
-    return summaries
-
-
-def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: frozenset):
-    """Refuse to resume a checkpoint trained under another config (the checkpoint's own
-    record is checked, then config.json), before anything is written; then write
-    config.json (rebuilt if it was lost) and record the changes ``resume_with`` allowed."""
-    step = checkpoints.latest_step()
-    saved = checkpoints.saved_configs(step) if step is not None else None
-    changes = check_checkpoint_config(saved, cohort.configs, step, checkpoints.directory,
-                                      resume_with)
-    for config, workdir in zip(cohort.configs, cohort.workdirs):
-        workdir.check_config(config, resume_with)
-    for config, workdir, changed in zip(cohort.configs, cohort.workdirs, changes):
-        if saved is None:  # an older checkpoint, or none: config.json tells what changed
-            changed = workdir.changed_fields(config)
-        workdir.check_or_write_config(config, resume_with)
-        workdir.record_changes(step or 0, [d for d in changed if d[0] in resume_with])
-
-
 def show_progress(bar, row):
     if row is not None:
         bar.set_postfix(loss=f"{row['train/loss']:.3f}", acc=f"{row['train/token_acc']:.3f}",
                         tok_s=f"{row['train/tokens_per_s']:.0f}")
 
 
-def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> list:
+def train_steps(cohort: Cohort, checkpoints, hooks, progress: bool) -> list:
     train_config = cohort.config.train
     watch = cohort.stopwatch
     watch.switch("setup")
@@ -587,8 +479,8 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
             if shapes not in compiled:
                 compile_start = time.time()
                 compiled[shapes] = cohort.compile_train_call(state, call_inputs, progress)
-                if preemption.requested() and not cohort.train_calls:  # asked while starting
-                    raise preemption.Preempted(preemption.requested(), step)
+                if cohort.environment.stop_requested() and not cohort.train_calls:
+                    cohort.environment.stop(step)  # asked while starting
                 if not cohort.train_calls:
                     watch.switch("training")
                 last_log_time += time.time() - compile_start  # not training throughput
@@ -635,7 +527,7 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
-            if preemption.requested() and at(train_config.log_every):
+            if cohort.environment.stop_requested() and at(train_config.log_every):
                 _stop_on_signal(cohort, checkpoints, step, state)
             if stop and progress and cohort.is_writer:
                 bar.write(f"step {step}: no member has improved "
@@ -647,14 +539,14 @@ def _train(cohort: Cohort, checkpoints: Checkpoints, hooks, progress: bool) -> l
         bar.close()  # before an error is printed, so it is not drawn over
     if not alive:  # every member failed: nothing to evaluate
         return cohort.failed_summaries()
-    if preemption.requested():  # before the final evaluation; its checkpoint is saved
-        raise preemption.Preempted(preemption.requested(), step)
+    if cohort.environment.stop_requested():  # before the final evaluation; it is saved
+        cohort.environment.stop(step)
     watch.switch("final")
     params, results = cohort.final_parameters(step, state, checkpoints, results)
     return cohort.finish(step, params, results)
 
 
-def _stop_on_signal(cohort: Cohort, checkpoints: Checkpoints, step: int, state):
+def _stop_on_signal(cohort: Cohort, checkpoints, step: int, state):
     """A signal asked to stop (preemption.py): at this log boundary everything an
     uninterrupted run does here is done; save a checkpoint unless one was saved here,
     wait for it, and stop. The work directories are flushed as the error leaves."""
@@ -662,13 +554,4 @@ def _stop_on_signal(cohort: Cohort, checkpoints: Checkpoints, step: int, state):
         checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
         cohort.last_checkpoint = step
     checkpoints.check()
-    raise preemption.Preempted(preemption.requested(), step)
-
-
-def train(config, workdir, **kwargs) -> dict:
-    """Train (or resume) one run in ``workdir``; returns its summary (see train_cohort).
-    Raises ``health.NonFiniteError`` if it failed; its summary.json says so too."""
-    summary = train_cohort([config], [workdir], Path(workdir) / "checkpoints", **kwargs)[0]
-    if summary["status"] == "failed":
-        raise health.NonFiniteError(summary["failure"]["message"])
-    return summary
+    cohort.environment.stop(step)
