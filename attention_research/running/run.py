@@ -22,7 +22,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import jax
+import numpy as np
+from tqdm import tqdm
 
+from attention_research.errors import RunError
 from attention_research.running import adopt, peaks, preemption
 from attention_research.running.checkpoints import Checkpoints
 from attention_research.running.lock import DirectoryLock
@@ -30,17 +33,17 @@ from attention_research.running.workdir import (WorkDir, check_checkpoint_config
                                                 read_json, software_versions)
 from attention_research.training import health, memory
 from attention_research.training.config_checks import validate
+from attention_research.training.mesh import fetch
+from attention_research.training.selection import BestParameters
+from attention_research.training.state import member_hyperparams, with_member_hyperparams
 from attention_research.training.loop import Cohort, train_steps
 
 
 class RunEnvironment:
     """What the training loop asks of the run around it: the code and software that
     train (summary.json names them), the CPU and the device's peak FLOP/s (peaks.py),
-    whether a signal asked to stop (preemption.py), and the finished run of another
-    sweep the cohort starts from, if any (``donor``, adopt.py)."""
-
-    def __init__(self, donor: adopt.Donor | None = None):
-        self.donor = donor
+    whether a signal asked to stop (preemption.py), and what an adopted member's donor
+    measured (adopt.py)."""
 
     code = staticmethod(code_version)
     software = staticmethod(software_versions)
@@ -52,14 +55,6 @@ class RunEnvironment:
     def stop(step: int):
         """Stop here: the loop has saved what a resume needs."""
         raise preemption.Preempted(preemption.requested(), step)
-
-    def restore_donor(self, template, kept_step):
-        return adopt.restore(self.donor, template, kept_step)
-
-    def mark_adopted(self, member: Path):
-        adopt.mark(self.donor, member)
-
-    forget_adoption = staticmethod(adopt.forget)
 
     @staticmethod
     def adopted_from(member: Path, final: dict) -> dict | None:
@@ -107,7 +102,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     try:
         cohort = Cohort(configs, [WorkDir(path) for path in workdirs],
                         time.time() if start_time is None else start_time,
-                        RunEnvironment(donor=None))
+                        RunEnvironment())
         # Averaging needs the last k checkpoints on disk; one more is room for a
         # checkpoint saved on a stop (preemption.py), deleted after the next regular one.
         train_config = configs[0].train
@@ -115,15 +110,21 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
             checkpoint_dir, max_to_keep=max(2, train_config.average_last) + 1,
             regular=lambda step: (step % train_config.checkpoint_every == 0
                                   or step == train_config.num_steps))
+        donor = None
         if adopt_from is not None and checkpoints.latest_step() is None:
             if cohort.is_writer:  # under the lock: no other process trains it now
                 adopt.take_logs(adopt_from, cohort.workdirs[0].path)
-            cohort.environment.donor = adopt_from
+            donor = adopt_from
         try:
             _check_identity(cohort, checkpoints, frozenset(resume_with))
             # At every train call: stop if the lock file was deleted under this run.
             with preemption.stop_on_signals():
-                return train_steps(cohort, checkpoints, (lock.verify, *hooks), progress)
+                cohort.stopwatch.switch("setup")
+                if (checkpoints.latest_step() or 0) < train_config.num_steps:  # steps left
+                    cohort.start_train_compile()  # beside the state made or restored here
+                state, step = resume(cohort, checkpoints, donor)
+                return train_steps(cohort, checkpoints, state, step, (lock.verify, *hooks),
+                                   progress)
         finally:
             checkpoints.close()
             for workdir in cohort.workdirs:
@@ -131,6 +132,88 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
             cohort.stopwatch.close()
     finally:
         lock.release()
+
+
+def keep_checkpoints_the_logs_reach(cohort, checkpoints):
+    """A metrics.jsonl cut short or lost (issue 37): resume from the newest checkpoint
+    whose training log every member still holds, and log onward; the newer ones are
+    set aside (``Checkpoints.set_aside``), not deleted. Refused, naming what is
+    missing and what to run, when no checkpoint is reached."""
+    steps = checkpoints.all_steps()
+    logging = [w for w in cohort.workdirs if not w.failed()]  # a failed one stopped
+    if not steps or not cohort.is_writer:
+        return
+    reached = [s for s in steps if all(w.has_train_log(cohort.log_step(s)) for w in logging)]
+    if reached and reached[-1] == steps[-1]:
+        return
+    short = next(w for w in logging if not w.has_train_log(cohort.log_step(steps[-1])))
+    logged = [r["step"] for r in short.read_metrics() if "train/loss" in r]
+    ends = (f"ends at step {max(logged)}" if logged else
+            "holds no training log" if short.metrics_path.exists() else "is missing")
+    if not reached:
+        raise RunError(
+            f"{short.metrics_path} {ends}, before the log of every checkpoint (steps "
+            f"{', '.join(map(str, steps))} in {checkpoints.directory}): a checkpoint "
+            "holds the state, not the history, so the log cannot be rebuilt from one. "
+            f"Nothing was changed. To train it again with a whole log, move {short.path} "
+            "away (in a sweep, with its cohort's checkpoints) and rerun the same command.")
+    aside = checkpoints.set_aside([s for s in steps if s > reached[-1]])
+    if cohort.is_writer:
+        tqdm.write(f"warning: {short.metrics_path} {ends}: resuming from the checkpoint "
+                   f"of step {reached[-1]}, the newest its log reaches, and logging on; "
+                   f"the newer checkpoints were moved to {aside}")
+
+
+def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
+    """The cohort's state and step from its newest checkpoint (the initial state at step 0
+    where there is none), with its logs cut back to that step and its best parameters so
+    far; or, for a member ``donor`` trained in another sweep (adopt.py), the donor's last
+    state, saved as the member's own checkpoint first."""
+    keep_checkpoints_the_logs_reach(cohort, checkpoints)
+    template = cohort.initial_state()
+    train = cohort.config.train
+    if train.best_metric:  # the best parameters so far ride along in every checkpoint
+        cohort.selection = BestParameters(train.best_metric, train.patience,
+                                          train.eval_every, template.params)
+    restored, step = checkpoints.restore_latest(cohort.checkpointed(template))
+    adopted = not step and donor is not None  # another sweep trained it (adopt.py)
+    if adopted:
+        kept_step = (None if cohort.selection is None
+                     else lambda both: int(np.asarray(jax.device_get(both[1]["step"]))[0]))
+        restored = adopt.restore(donor, cohort.checkpointed(template), kept_step)
+        step = donor.step
+    elif not step and cohort.is_writer:
+        adopt.forget(cohort.workdirs[0].path)  # a mark left by an adoption cut short
+    if cohort.selection is not None:
+        state, cohort.selection.state = restored
+    else:
+        state = restored
+    if adopted:  # saved as this member's own, under its config (and kept value)
+        if donor.kept_value is not None:
+            cohort.selection.set_values([donor.kept_value])
+        checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
+        checkpoints.check()
+        if cohort.is_writer:
+            adopt.mark(donor, cohort.workdirs[0].path)
+    if step:  # the optimiser's rates are the config's: they may change on resume
+        state = with_member_hyperparams(state, member_hyperparams(cohort.configs))
+    cohort.last_checkpoint = step or None
+    cohort.resumed_at_step = step
+    log_step = cohort.log_step(step)
+    # Every member before any log is cut; a member that failed before the checkpoint
+    # stopped logging when it failed, so only the healthy ones must reach it.
+    failed_steps = np.asarray(fetch(state.failed_step)).reshape(-1)
+    for workdir, failed_step in zip(cohort.workdirs, failed_steps):
+        if not failed_step:
+            workdir.check_log_reaches(step, log_step)
+    kept = [workdir.resume_at(step) for workdir in cohort.workdirs]
+    for records, monitor in zip(kept, cohort.monitors):
+        for record in records:  # warn as an unbroken run would
+            if record.get("train/loss") is not None:
+                monitor.update(record["step"], record["train/loss"])
+    times = [r["time_s"] for r in kept[0] if "time_s" in r]
+    cohort.time_offset = times[-1] if (step and times) else 0.0
+    return state, step
 
 
 def finished_summaries(configs, workdirs, resume_with=frozenset()) -> list | None:

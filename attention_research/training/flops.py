@@ -10,6 +10,7 @@ this project's train calls it undercounts by one to three orders of magnitude; i
 agrees with ``matmul_flops`` on loop-free programs (``tests/test_timing.py``).
 Element-wise work (activations, softmax, the optimiser) is left out, as in the usual
 model-FLOPs utilisation (PaLM, Chowdhery et al. 2022, App. B; MaxText's MFU).
+``throughput`` sets the count against the training time and the device's peak.
 """
 
 from __future__ import annotations
@@ -61,3 +62,30 @@ def xla_flops(compiled) -> float | None:
     if isinstance(analysis, (list, tuple)):  # older JAX: one dict per program
         analysis = analysis[0] if analysis else None
     return float(analysis["flops"]) if analysis and "flops" in analysis else None
+
+
+def throughput(program, calls: int, members: int, steps_per_call: int, seconds: float,
+               exact: bool, peak) -> dict:
+    """Achieved matrix FLOP/s of ``calls`` calls of the train ``program``
+    (compile_ahead.TrainProgram, its FLOPs counted) over ``seconds`` of training, per
+    device and per member, beside the device's ``peak`` (FLOP/s, its source; None where
+    unknown). Host batches vary in width: their count is the first width's (``exact``
+    False), so it is marked approximate. {} before any call was timed."""
+    import jax
+    per_call = program.matmul_flops_per_call
+    if not per_call or not calls or seconds <= 0:
+        return {}
+    devices = jax.device_count()
+    achieved = per_call * calls / seconds
+    xla = program.xla_flops_per_call
+    result = {"matmul_gflop_per_member_step": per_call / members / steps_per_call / 1e9,
+              "xla_cost_analysis_gflop_per_call": None if xla is None else xla / 1e9,
+              "gflop_per_s_per_device": achieved / devices / 1e9,
+              "gflop_per_s_per_member": achieved / members / 1e9,
+              "counted": ("exact" if exact
+                          else "approximate: the first batch width's FLOPs per step")}
+    peak = peak()
+    if peak is not None:
+        result.update(peak_gflop_per_s_per_device=peak[0] / 1e9, peak_source=peak[1],
+                      fraction_of_peak=achieved / devices / peak[0])
+    return result

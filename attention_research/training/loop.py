@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import resource
 import time
 
 import jax
@@ -28,31 +27,16 @@ import numpy as np
 from tqdm import tqdm
 
 from attention_research import models
-
-from attention_research.reports import plotting
 from attention_research.attention import training_signal
+from attention_research.reports import plotting
 from attention_research.tasks import Run, get_task
 from attention_research.training import compile_ahead, health, memory, timing
 from attention_research.training.mesh import Placement, fetch, make_mesh
-from attention_research.training.selection import BestParameters, average_parameters
-from attention_research.training.state import (
-    make_initializer, make_optimizer, member_hyperparams, with_member_hyperparams)
-from attention_research.training.steps import make_gradient_statistics, make_train_call
-from attention_research.errors import RunError
-
-
-def describe(config) -> str:
-    """A short name for titles: the config's name, then the family's description."""
-    return f"{config.name}: {models.FAMILIES[config.model.family].describe(config)}"
-
-
-def peak_memory() -> dict:
-    """Peak host RSS and, where the backend reports it, peak device memory, in MiB."""
-    memory = {"host_peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-    stats = jax.local_devices()[0].memory_stats() or {}
-    if "peak_bytes_in_use" in stats:
-        memory["device_peak_mib"] = stats["peak_bytes_in_use"] / 2**20
-    return memory
+from attention_research.training.selection import average_parameters
+from attention_research.training.state import make_initializer, make_optimizer, member_hyperparams
+from attention_research.training.steps import (alternative_estimator, make_gradient_statistics,
+                                               make_train_call)
+from attention_research.training.summary import describe, member_summary
 
 
 class Cohort:
@@ -66,7 +50,8 @@ class Cohort:
         self.stopwatch = timing.Stopwatch(start_time)
         self.resumed_at_step = 0
         # What the run around the loop answers (running/run.py's RunEnvironment): where
-        # the code came from, stop requests, adoption (None: a cohort that only builds).
+        # the code came from, the device's peak, stop requests (None: a cohort that only
+        # builds its state).
         self.environment = environment
         self.train_calls = 0  # made by this process
         self.workdirs = list(workdirs)  # each member's WorkDir (running/workdir.py)
@@ -92,15 +77,9 @@ class Cohort:
         self.final_choice = [{} for _ in configs]  # how each member's final params were chosen
         self.gradient_statistics = None
         if config.train.gradient_batches:
-            alternative = None
-            if config.train.gradient_alt_soft_fraction >= 0:  # same parameters, other estimator
-                alt_config = config.copy_and_resolve_references()
-                alt_config.model.attention.hard.soft_fraction = (
-                    config.train.gradient_alt_soft_fraction)
-                alternative = models.make_model(alt_config, self.task.vocab_size,
-                                                self.task.vocab_size)
             self.gradient_statistics = make_gradient_statistics(
-                self.model, config, self.placement, self.task.sample_batch, alternative)
+                self.model, config, self.placement, self.task.sample_batch,
+                alternative_estimator(config, self.task.vocab_size))
         # One jitted initialiser: the shapes checked here and the state made later share
         # its trace.
         self.initializer = make_initializer(self.model, self.tx, self.task.example_batch(),
@@ -118,83 +97,6 @@ class Cohort:
         """The last training log written before the checkpoint of ``step``."""
         train = self.config.train
         return step if step == train.num_steps else step // train.log_every * train.log_every
-
-    def keep_checkpoints_the_logs_reach(self, checkpoints):
-        """A metrics.jsonl cut short or lost (issue 37): resume from the newest checkpoint
-        whose training log every member still holds, and log onward; the newer ones are
-        set aside (``Checkpoints.set_aside``), not deleted. Refused, naming what is
-        missing and what to run, when no checkpoint is reached."""
-        steps = checkpoints.all_steps()
-        logging = [w for w in self.workdirs if not w.failed()]  # a failed one stopped
-        if not steps or not self.is_writer:
-            return
-        reached = [s for s in steps if all(w.has_train_log(self.log_step(s)) for w in logging)]
-        if reached and reached[-1] == steps[-1]:
-            return
-        short = next(w for w in logging if not w.has_train_log(self.log_step(steps[-1])))
-        logged = [r["step"] for r in short.read_metrics() if "train/loss" in r]
-        ends = (f"ends at step {max(logged)}" if logged else
-                "holds no training log" if short.metrics_path.exists() else "is missing")
-        if not reached:
-            raise RunError(
-                f"{short.metrics_path} {ends}, before the log of every checkpoint (steps "
-                f"{', '.join(map(str, steps))} in {checkpoints.directory}): a checkpoint "
-                "holds the state, not the history, so the log cannot be rebuilt from one. "
-                f"Nothing was changed. To train it again with a whole log, move {short.path} "
-                "away (in a sweep, with its cohort's checkpoints) and rerun the same command.")
-        aside = checkpoints.set_aside([s for s in steps if s > reached[-1]])
-        if self.is_writer:
-            tqdm.write(f"warning: {short.metrics_path} {ends}: resuming from the checkpoint "
-                       f"of step {reached[-1]}, the newest its log reaches, and logging on; "
-                       f"the newer checkpoints were moved to {aside}")
-
-    def resume(self, checkpoints):
-        self.keep_checkpoints_the_logs_reach(checkpoints)
-        template = self.initial_state()
-        train = self.config.train
-        if train.best_metric:  # the best parameters so far ride along in every checkpoint
-            self.selection = BestParameters(train.best_metric, train.patience,
-                                            train.eval_every, template.params)
-        restored, step = checkpoints.restore_latest(self.checkpointed(template))
-        donor = self.environment.donor
-        adopted = not step and donor is not None  # another sweep trained it (adopt.py)
-        if adopted:
-            kept_step = (None if self.selection is None
-                         else lambda both: int(np.asarray(jax.device_get(both[1]["step"]))[0]))
-            restored = self.environment.restore_donor(self.checkpointed(template), kept_step)
-            step = donor.step
-        elif not step and self.is_writer:
-            self.environment.forget_adoption(self.workdirs[0].path)  # one cut short
-        if self.selection is not None:
-            state, self.selection.state = restored
-        else:
-            state = restored
-        if adopted:  # saved as this member's own, under its config (and kept value)
-            if donor.kept_value is not None:
-                self.selection.set_values([donor.kept_value])
-            checkpoints.save(step, self.checkpointed(state), self.config_dicts())
-            checkpoints.check()
-            if self.is_writer:
-                self.environment.mark_adopted(self.workdirs[0].path)
-        if step:  # the optimiser's rates are the config's: they may change on resume
-            state = with_member_hyperparams(state, member_hyperparams(self.configs))
-        self.last_checkpoint = step or None
-        self.resumed_at_step = step
-        log_step = self.log_step(step)
-        # Every member before any log is cut; a member that failed before the checkpoint
-        # stopped logging when it failed, so only the healthy ones must reach it.
-        failed_steps = np.asarray(fetch(state.failed_step)).reshape(-1)
-        for workdir, failed_step in zip(self.workdirs, failed_steps):
-            if not failed_step:
-                workdir.check_log_reaches(step, log_step)
-        kept = [workdir.resume_at(step) for workdir in self.workdirs]
-        for records, monitor in zip(kept, self.monitors):
-            for record in records:  # warn as an unbroken run would
-                if record.get("train/loss") is not None:
-                    monitor.update(record["step"], record["train/loss"])
-        times = [r["time_s"] for r in kept[0] if "time_s" in r]
-        self.time_offset = times[-1] if (step and times) else 0.0
-        return state, step
 
     def healthy(self, member: int) -> bool:
         return member not in self.failures
@@ -248,29 +150,6 @@ class Cohort:
         widths are known once they are read. Counted under ``background``."""
         if self.task.sample_batch is not None:
             self.train_program.start_early(self.state_shapes, self.placement.members)
-
-    def throughput(self, seconds: float) -> dict:
-        """Achieved matrix FLOP/s over this process's training phase (``seconds``), per
-        device and per member, beside the device's peak (flops.py). Host batches vary in
-        width: their count is the first width's, so it is marked approximate."""
-        if not self.train_program.matmul_flops_per_call or not self.train_calls or seconds <= 0:
-            return {}
-        members, devices = len(self.configs), jax.device_count()
-        steps = self.config.train.steps_per_call
-        achieved = self.train_program.matmul_flops_per_call * self.train_calls / seconds
-        result = {"matmul_gflop_per_member_step":
-                      self.train_program.matmul_flops_per_call / members / steps / 1e9,
-                  "xla_cost_analysis_gflop_per_call": (
-                      None if self.train_program.xla_flops_per_call is None else self.train_program.xla_flops_per_call / 1e9),
-                  "gflop_per_s_per_device": achieved / devices / 1e9,
-                  "gflop_per_s_per_member": achieved / members / 1e9,
-                  "counted": ("exact" if self.task.sample_batch is not None
-                              else "approximate: the first batch width's FLOPs per step")}
-        peak = self.environment.device_peak()
-        if peak is not None:
-            result.update(peak_gflop_per_s_per_device=peak[0] / 1e9, peak_source=peak[1],
-                          fraction_of_peak=achieved / devices / peak[0])
-        return result
 
     def log_train(self, step, pending, since):
         """Average the pending train-call sums, check health, log per healthy member.
@@ -355,44 +234,8 @@ class Cohort:
                 workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
 
     def summary(self, member: int, step: int, status: str, final=None, result=None) -> dict:
-        """A member's summary.json; ``final`` and ``result`` for a finished one."""
-        config = self.configs[member]
-        entry = {"member": member, "seed": config.seed,
-                 "learning_rate": config.train.learning_rate, "final": {}}
-        if final is not None:
-            entry.update(final=({**final.log, **result["metrics"]}), **final.member,
-                         **self.final_choice[member])
-        report = self.stopwatch.report()
-        timed = {**report, "throughput": self.throughput(report["phases_s"]["training"]),
-                 **({"resumed_at_step": self.resumed_at_step} if self.resumed_at_step else {})}
-        return {
-            "name": config.name, "description": describe(config), "task": self.task.name,
-            "status": status, **({"failure": self.failures[member]} if status == "failed"
-                                 else {}),
-            "steps": step, "wall_time_s": self.elapsed(), "time": timed,
-            "memory": peak_memory(),
-            "code": self.environment.code(), "software": self.environment.software(),
-            "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
-                        "kind": jax.devices()[0].device_kind,
-                        # A GPU's "default" runs float32 matrix products in TF32; set
-                        # by JAX_DEFAULT_MATMUL_PRECISION (docs/speed.md).
-                        "matmul_precision": jax.config.jax_default_matmul_precision
-                        or "default",
-                        "processes": jax.process_count(),
-                        "mesh": dict(self.placement.mesh.shape),
-                        "members_sharded": self.placement.member_axis is not None,
-                        **({"cpu": self.environment.cpu()}
-                           if jax.devices()[0].platform == "cpu" else {})},
-            "warnings": self.monitors[member].warnings,
-            **({"stopped_early": step < config.train.num_steps and status == "finished"}
-               if config.train.patience else {}),
-            **(final.summary if final is not None else {}),
-            **({"config_history": history}
-               if (history := self.workdirs[member].config_history()) else {}),
-            **({"adopted_from": adopted}
-               if (adopted := self.environment.adopted_from(self.workdirs[member].path,
-                                                            entry["final"])) else {}),
-            "members": [entry]}
+        """A member's summary.json (summary.py); ``final`` and ``result`` for a finished one."""
+        return member_summary(self, member, step, status, final, result)
 
     def final_parameters(self, step, state, checkpoints, results):
         """The parameters the final evaluation uses, and their held-out results: the
@@ -455,13 +298,13 @@ def show_progress(bar, row):
                         tok_s=f"{row['train/tokens_per_s']:.0f}")
 
 
-def train_steps(cohort: Cohort, checkpoints, hooks, progress: bool) -> list:
+def train_steps(cohort: Cohort, checkpoints, state, step: int, hooks, progress: bool) -> list:
+    """Train ``cohort`` from ``state`` at ``step`` (resumed by running/run.py) to its last
+    step, evaluating, logging and checkpointing (into ``checkpoints``) on the way, then
+    its final evaluation; its members' summaries. ``hooks`` are called with the step
+    after every train call."""
     train_config = cohort.config.train
     watch = cohort.stopwatch
-    watch.switch("setup")
-    if (checkpoints.latest_step() or 0) < train_config.num_steps:  # steps left to train
-        cohort.start_train_compile()
-    state, step = cohort.resume(checkpoints)
     alive = cohort.check_health(*fetch((state.failed_step, state.failure)))
     inputs = cohort.call_inputs(step)
     # Host batches vary in width: one compiled program per width (its shapes' key).

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from attention_research import models
 from attention_research.attention import training_signal
 from attention_research.attention.reinforce import recorded
 from attention_research.data import EOS, PAD, Batch
@@ -164,6 +165,17 @@ def mean_and_variance(sample, count: int, size: int):
     (n, mean, squares), _ = jax.lax.scan(update, (jnp.float32(0), zeros, zeros),
                                          jnp.arange(count))
     return mean, squares / jnp.maximum(n - 1, 1)
+
+
+def alternative_estimator(config, vocab_size: int):
+    """The model whose gradient ``make_gradient_statistics`` measures beside the run's at
+    the same parameters: hard attention with ``train.gradient_alt_soft_fraction`` as its
+    soft fraction; None where that field is off (negative)."""
+    if config.train.gradient_alt_soft_fraction < 0:
+        return None
+    other = config.copy_and_resolve_references()
+    other.model.attention.hard.soft_fraction = config.train.gradient_alt_soft_fraction
+    return models.make_model(other, vocab_size, vocab_size)
 
 
 def make_gradient_statistics(model, config, placement, sample_batch, alternative=None):
