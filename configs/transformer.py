@@ -35,16 +35,15 @@ SWEEP_FIELDS = ("family", "attention.score", "attention.num_heads", "num_layers"
                 "dropout")
 
 
-def translation_overrides(recipe: str | None = None) -> dict:
+def translation_overrides(pin=None) -> dict:
     """The sweep overrides that turn a member of a translation sweep (its base config the
-    RNN of configs/base.py) into this file's Transformer, at the translation recipe
-    ``recipe`` (``Translation.RECIPES``; None: today's default): the fields of
-    ``SWEEP_FIELDS``, then any other model, train or task field the two configs set
-    apart (a recipe's sizes or vocabulary for the Transformer alone), so that the member
-    trains what ``configs/transformer.py:task=translation`` does."""
-    from attention_research.tasks.translation.task import Translation
+    RNN of configs/base.py) into this file's Transformer, at today's translation defaults
+    or, given ``pin`` (config -> config: an experiment's pinned recipe), at that recipe:
+    the fields of ``SWEEP_FIELDS``, then any other model, train or task field the two
+    configs set apart (a recipe's sizes or vocabulary for the Transformer alone), so that
+    the member trains what ``configs/transformer.py:task=translation`` does."""
     from attention_research.running.workdir import flatten
-    pinned = (lambda c: c) if recipe is None else (lambda c: Translation.use_recipe(c, recipe))
+    pinned = pin or (lambda c: c)
     ours = pinned(get_config("task=translation"))
     rnn = pinned(base.get_config("task=translation"))
     overrides = {}

@@ -76,6 +76,7 @@ from attention_research.tasks.translation.task import Translation  # noqa: E402
 from attention_research.training.mesh import Placement, make_mesh  # noqa: E402
 from attention_research.training.state import create_train_state, make_optimizer  # noqa: E402
 from configs import additive, base, transformer  # noqa: E402
+from experiments.lab import recipes
 from experiments.compare_attention import FORMULATIONS  # noqa: E402
 
 SEEDS = [0, 1, 2]
@@ -86,7 +87,7 @@ TRANSLATION_SCORES = [{"config.model.attention.score": "additive"},
                       {"config.model.attention.score": "dot"}]
 # The Transformer of its day, pinned as its recipe is.
 TRANSLATION_FORMULATIONS = TRANSLATION_SCORES + [
-    transformer.translation_overrides("translation_recipe")]
+    transformer.translation_overrides(recipes.pinned("translation_recipe"))]
 
 
 def _translation(arg) -> bool:
@@ -114,7 +115,7 @@ def get_config(arg=None):
     config = base.get_config("task=translation" if translation else None)
     if translation and not multi30k:  # recorded on ding_de_en before translation_recipe
         # tuned the defaults and before multi30k became the default corpus: both pinned
-        config = Translation.use_first_recipe(Translation.use_corpus(config, "ding_de_en"))
+        config = recipes.use_first_recipe(Translation.use_corpus(config, "ding_de_en"))
     config.name = "explicit_vs_implicit" + ("_translation" if translation else "") + (
         "_multi30k" if multi30k else "")
     # Integrated gradients (m = 16) read at 2 drawn target steps per held-out example:

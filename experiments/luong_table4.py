@@ -30,6 +30,7 @@ import math
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base
+from experiments.lab import recipes
 
 SCORE, ALIGNMENT = "config.model.attention.score", "config.model.attention.alignment"
 SETTINGS = ([{SCORE: score} for score in ("location", "dot", "general", "additive")]
@@ -72,7 +73,7 @@ def get_config(arg=None):
         config = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")
         config.name = "luong_table4"
         # The tuned recipe (the defaults since translation_recipe), pinned.
-        Translation.use_recipe(config, "translation_recipe")
+        recipes.use_recipe(config, "translation_recipe")
     # Luong et al.'s Table 4 reads dot, general and local-p against global location: so do
     # the reports of both corpora and of the replication (which lists dot first).
     config.baseline = "score-location"

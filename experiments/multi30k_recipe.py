@@ -33,12 +33,13 @@ sure that choice is.
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base, transformer
+from experiments.lab import recipes
 
 TRAIN, MODEL, TASK = "config.train", "config.model", "config.task"
 # The sweep started from the defaults of its day, translation_recipe's (pinned, so that
 # a rerun trains what it reports when it has moved the defaults on).
 RECIPE = "translation_recipe"
-TRANSFORMER = transformer.translation_overrides(RECIPE)
+TRANSFORMER = transformer.translation_overrides(recipes.pinned(RECIPE))
 VOCAB8K = {f"{TASK}.vocab_size": 8000}
 WIDE = {f"{MODEL}.embed_dim": 256, f"{MODEL}.hidden_size": 256,
         f"{MODEL}.attention.dim": 256, f"{TRAIN}.num_steps": 6000}
@@ -55,7 +56,7 @@ SEEDS = [0, 1]
 
 
 def get_config(arg=None):
-    config = Translation.use_recipe(
+    config = recipes.use_recipe(
         Translation.use_corpus(base.get_config("task=translation"), "multi30k"), RECIPE)
     config.name = "multi30k_recipe"
     config.task.eval_split = "validation"  # tuning never reads the test split

@@ -18,17 +18,18 @@ plots/bleu_by_length.png: Bahdanau et al.'s Figure 2 for translation.
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base, transformer
+from experiments.lab import recipes
 
 SCORE = "config.model.attention.score"
 # The Transformer of the first recipe's day (pinned, as the recipe is).
-TRANSFORMER = transformer.translation_overrides("translation_recipe")
+TRANSFORMER = transformer.translation_overrides(recipes.pinned("translation_recipe"))
 
 
 def get_config(arg=None):
     # Recorded before experiments/translation_recipe.py tuned the defaults: its recipe
     # (no smoothing or tying, the last parameters) is pinned, so a rerun matches.
     # ding_de_en was the default corpus then (multi30k is now): pinned too.
-    config = Translation.use_first_recipe(
+    config = recipes.use_first_recipe(
         Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"))
     config.name = "translation_de_en"
     config.baseline = "score-additive"  # the default formulation, as compare_attention's

@@ -13,7 +13,7 @@ test split is not looked at while tuning. Settings, each adding to the one befor
 (Sennrich & Zhang's steps: label smoothing, tying, word dropout and more dropout,
 a smaller subword vocabulary), and subword sampling (Kudo 2018) as a last step:
 
-* ``baseline``: the defaults it started from (``Translation.use_first_recipe``);
+* ``baseline``: the defaults it started from (``recipes.use_first_recipe``);
 * ``smooth_tie``: label smoothing 0.1, source, target and output embeddings tied;
 * ``dropout``: and token dropout 0.1, dropout 0.3;
 * ``vocab1k``: and a 1,000-piece vocabulary;
@@ -29,6 +29,7 @@ normaliser changes restored, issue 35: results/translation_recipe/summary.md).
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base
+from experiments.lab import recipes
 
 TRAIN, MODEL, TASK = "config.train", "config.model", "config.task"
 SMOOTH_TIE = {f"{TRAIN}.label_smoothing": 0.1, f"{MODEL}.tie_embeddings": "all"}
@@ -46,7 +47,7 @@ SEEDS = [0, 1]
 def get_config(arg=None):
     # The baseline is the recipe the sweep started from (now no longer the default).
     # Tuned on ding_de_en, the default corpus then (multi30k is now): pinned.
-    config = Translation.use_first_recipe(
+    config = recipes.use_first_recipe(
         Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"))
     config.name = "translation_recipe"
     config.task.eval_split = "validation"  # tuning never reads the test split

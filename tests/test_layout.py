@@ -103,7 +103,6 @@ NOT_YET_CUT = {
     ("attention_research.tasks.translation.analysis", "attention_research.training.steps"),
     ("attention_research.tasks.translation.task", "attention_research.reports.plotting"),
     ("attention_research.tasks.translation.task", "attention_research.reports.translation"),
-    ("attention_research.tasks.translation.task", "attention_research.running.sweeps"),
     ("attention_research.tasks.translation.task", "attention_research.training.held_out"),
     ("attention_research.tasks.translation.task", "attention_research.training.steps"),
     ("attention_research.training.loop", "attention_research.reports.plotting"),

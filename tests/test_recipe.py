@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from attention_research.training.steps import token_losses
+from experiments.lab import recipes
 
 
 def test_label_smoothing_is_the_cross_entropy_against_the_smoothed_target():
@@ -222,14 +223,14 @@ def test_the_translation_default_is_the_setting_the_recipe_sweep_chose(tmp_path)
     members = sweeps.expand(recipe.get_config(), recipe.get_sweep(), tmp_path)
     name = sweeps.member_name({**recipe.SETTINGS["smooth_tie"], "config.seed": 0})
     chosen = next(m.config for m in members if m.name == name)
-    default = Translation.use_recipe(
+    default = recipes.use_recipe(
         Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"),
         "translation_recipe")
     tuned = lambda c: {**json.loads(c.to_json()), "name": "", "task": {
         **json.loads(c.task.to_json()), "eval_split": ""}}
     assert tuned(default) == tuned(chosen)
     baseline = next(m.config for m in members if m.name == "seed-0")
-    first = Translation.use_first_recipe(
+    first = recipes.use_first_recipe(
         Translation.use_corpus(base.get_config("task=translation"), "ding_de_en"))
     first.train.update(num_steps=8000, eval_every=500, best_metric="eval/bleu/validation")
     assert tuned(first) == tuned(baseline)
@@ -257,13 +258,13 @@ def test_the_experiments_that_compare_the_defaults_train_them(tmp_path):
 
     plain = lambda c: {**json.loads(c.to_json()), "name": "", "baseline": "", "analysis": None}
     tuned = member(luong_table4, None, recipe.TUNED_DEFAULT[1])
-    default = Translation.use_recipe(
+    default = recipes.use_recipe(
         Translation.use_corpus(additive.get_config("task=translation"), "ding_de_en"),
         "translation_recipe")
     assert plain(tuned) == plain(default)
     assert tuned.analysis.to_json() == default.analysis.to_json()
     first = member(explicit_vs_implicit, "task=translation", recipe.FIRST_DEFAULT[1])
-    assert plain(first) == plain(Translation.use_first_recipe(default))
+    assert plain(first) == plain(recipes.use_first_recipe(default))
 
 
 def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
@@ -292,11 +293,10 @@ def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
         return {m.name: json.loads(m.config.to_json()) for m in sweeps.expand(
             module.get_config(*args), module.get_sweep(*args), tmp_path / module.__name__)}
     before = {(m.__name__, a): members(m, a) for m, a in pinned + following}
-    probe = {**task.RECIPES[task.DEFAULT_RECIPE], "model.embed_dim": 96,
+    probe = {**task.DEFAULTS, "model.embed_dim": 96,
              "transformer": {"model.ff_dim": 384, "model.dropout": 0.1},
              "rnn": {"model.dropout": 0.2}}
-    monkeypatch.setitem(task.RECIPES, "probe", probe)
-    monkeypatch.setattr(task, "DEFAULT_RECIPE", "probe")
+    monkeypatch.setattr(task, "DEFAULTS", probe)
     try:
         for module, arg in pinned:
             assert members(module, arg) == before[(module.__name__, arg)], module.__name__
@@ -311,7 +311,7 @@ def test_recorded_experiments_pin_their_recipe_and_do_not_follow_the_defaults(
             importlib.reload(module)
     with pytest.raises(ConfigError, match="unknown translation recipe 'nope'; the recipes "
                                           "are: translation_recipe"):
-        task.Translation.use_recipe(translation_recipe.get_config(), "nope")
+        recipes.use_recipe(translation_recipe.get_config(), "nope")
 
 
 def test_the_multi30k_defaults_are_what_multi30k_recipe_chose(tmp_path):

@@ -44,43 +44,23 @@ CORPUS_LENGTHS = {
 }
 
 
-# The recipes the translation defaults have been, each named by the experiment that
-# chose it, so that an experiment recorded with one pins it (``Translation.use_recipe``)
-# and a rerun trains what it reports when the defaults move on. Each: config fields
-# (dotted, under config), and under "transformer" and "rnn" those of the model family
-# (every family other than the Transformer takes "rnn"'s).
-RECIPES = {
-    # experiments/translation_recipe.py's choice on ding_de_en's validation split (its
-    # best mean BLEU; not separated from the first recipe by its 2 seeds): label
-    # smoothing 0.1 and one embedding matrix for source, target and output, 8000 steps
-    # (about 27 epochs), and the test split translated with the parameters of the best
-    # greedy validation BLEU, checked every 500 steps.
-    "translation_recipe": {
-        "task.vocab_size": 2000, "model.embed_dim": 128, "model.hidden_size": 128,
-        "model.attention.dim": 128, "model.tie_embeddings": "all",
-        "train.batch_size": 64, "train.learning_rate": 2e-3, "train.warmup_steps": 200,
-        "train.label_smoothing": 0.1, "train.num_steps": 8000, "train.eval_every": 500,
-        "train.best_metric": "eval/bleu/validation",
-        "transformer": {"model.ff_dim": 512, "model.dropout": 0.1},
-        "rnn": {"model.dropout": 0.2}},
-}
-
-
-# experiments/multi30k_recipe.py's choice on Multi30k's validation split (issue 36):
-# each model family's setting of best mean lowercased validation BLEU over 2 seeds,
-# the rule the sweep wrote before it ran (a tuning choice, not a finding): for both,
-# an 8,000-piece vocabulary. The RNN: 40.55, against 39.97 at width 256 and 36.84 at
-# 2,000 pieces; the Transformer: 40.86, against 38.28 at 2,000 pieces and 32.24 at
-# d_model 256 (tests/test_recipe.py holds each family to the choice).
-# Both families chose the same, so the choice is shared, not set per family.
-RECIPES["multi30k_recipe"] = {**RECIPES["translation_recipe"], "task.vocab_size": 8000,
-                              "train.best_metric": "eval/bleu_lc/validation"}
-
-# What the first defaults (before translation_recipe) changed of its recipe: 3000
-# steps, the last parameters, no smoothing, no tying.
-FIRST_RECIPE = {"model.tie_embeddings": "none", "train.label_smoothing": 0.0,
-                "train.num_steps": 3000, "train.eval_every": 1000, "train.best_metric": ""}
-DEFAULT_RECIPE = "multi30k_recipe"
+# Today's defaults: experiments/multi30k_recipe.py's choice on Multi30k's validation
+# split (issue 36; tests/test_recipe.py holds each family to it), on top of
+# experiments/translation_recipe.py's (label smoothing 0.1, one embedding matrix for
+# source, target and output, 8000 steps, the test split translated with the parameters
+# of the best greedy validation BLEU, checked every 500 steps): an 8,000-piece vocabulary
+# and the best lowercased validation BLEU. Config fields (dotted, under config), and
+# under "transformer" and "rnn" those of the model family (every family other than the
+# Transformer takes "rnn"'s). An experiment recorded at earlier defaults pins them
+# (experiments/lab/recipes.py), so that a rerun trains what it reports.
+DEFAULTS = {
+    "task.vocab_size": 8000, "model.embed_dim": 128, "model.hidden_size": 128,
+    "model.attention.dim": 128, "model.tie_embeddings": "all",
+    "train.batch_size": 64, "train.learning_rate": 2e-3, "train.warmup_steps": 200,
+    "train.label_smoothing": 0.1, "train.num_steps": 8000, "train.eval_every": 500,
+    "train.best_metric": "eval/bleu_lc/validation",
+    "transformer": {"model.ff_dim": 512, "model.dropout": 0.1},
+    "rnn": {"model.dropout": 0.2}}
 # The suffix of a split translated at each member's tuned length penalty
 # (task.length_penalty_search): its files translations/<split>.lp_tuned.*.txt, its
 # scores <split>.lp_tuned/bleu.
@@ -88,11 +68,20 @@ TUNED = ".lp_tuned"
 SELECTIONS = ("bleu", "smallest")  # task.length_penalty_select
 
 
-def _set(config, fields: dict):
-    """Each dotted field of ``fields`` in ``config`` (which must have it)."""
-    from attention_research.running.sweeps import set_field  # sweeps imports the tasks
-    for field, value in fields.items():
-        set_field(config, field, value, source="translation recipe field")
+def set_fields(config, fields: dict):
+    """Each dotted field of ``fields`` ('model.dropout': 0.2) set in ``config``; under
+    "transformer" and "rnn", the model family's (every family other than the Transformer
+    takes "rnn"'s)."""
+    fields = dict(fields)
+    by_family = {family: fields.pop(family, {}) for family in ("transformer", "rnn")}
+    family = "transformer" if config.model.family == "transformer" else "rnn"
+    for field, value in {**fields, **by_family[family]}.items():
+        *path, last = field.split(".")
+        node = config
+        for part in path:
+            node = node[part]
+        node[last] = value
+    return config
 
 
 @functools.lru_cache(maxsize=1)
@@ -166,7 +155,7 @@ class Translation:
         train.steps_per_call = 10
         train.log_every = 50
         train.checkpoint_every = 1000
-        cls.use_recipe(config, DEFAULT_RECIPE)
+        set_fields(config, DEFAULTS)
         cls.use_corpus(config, "multi30k")
 
     @classmethod
@@ -175,28 +164,6 @@ class Translation:
         sentences (``CORPUS_LENGTHS``)."""
         config.task.dataset = name
         config.task.update(CORPUS_LENGTHS[name])
-        return config
-
-    @classmethod
-    def use_recipe(cls, config, name: str):
-        """Train by the recipe ``name`` of ``RECIPES`` (sizes, regularisation, steps,
-        checkpoint selection), for the config's model family: an experiment recorded
-        with a recipe pins it, so that a rerun trains what it reports."""
-        require(name in RECIPES, f"unknown translation recipe {name!r}; the recipes are: "
-                                 f"{', '.join(RECIPES)}")
-        recipe = dict(RECIPES[name])
-        by_family = {family: recipe.pop(family) for family in ("transformer", "rnn")}
-        _set(config, recipe)
-        _set(config, by_family["transformer" if config.model.family == "transformer"
-                               else "rnn"])
-        return config
-
-    @classmethod
-    def use_first_recipe(cls, config):
-        """The defaults before translation_recipe (3000 steps, the last parameters, no
-        smoothing, no tying; the rest translation_recipe's): the experiments recorded
-        with them pin them, so that a rerun trains what they report."""
-        _set(cls.use_recipe(config, "translation_recipe"), FIRST_RECIPE)
         return config
 
     @classmethod
