@@ -170,8 +170,9 @@ class Cohort:
         tokens_per_s = float(np.sum(sums["tokens"])) / seconds
         # Achieved matrix FLOP/s of the cohort per device (flops.py; host batches: the
         # first batch width's count).
-        gflop_per_s = (self.train_program.matmul_flops_per_call * len(pending) / seconds
-                       / jax.device_count() / 1e9) if self.train_program.matmul_flops_per_call else None
+        per_call = self.train_program.matmul_flops_per_call
+        gflop_per_s = (per_call * len(pending) / seconds / jax.device_count() / 1e9
+                       if per_call else None)
         first_row = None
         for member, workdir in enumerate(self.workdirs):
             if not self.healthy(member):
@@ -292,12 +293,6 @@ class Cohort:
                 for member in range(len(self.configs))]
 
 
-def show_progress(bar, row):
-    if row is not None:
-        bar.set_postfix(loss=f"{row['train/loss']:.3f}", acc=f"{row['train/token_acc']:.3f}",
-                        tok_s=f"{row['train/tokens_per_s']:.0f}")
-
-
 def train_steps(cohort: Cohort, checkpoints, state, step: int, hooks, progress: bool) -> list:
     """Train ``cohort`` from ``state`` at ``step`` (resumed by running/run.py) to its last
     step, evaluating, logging and checkpointing (into ``checkpoints``) on the way, then
@@ -343,7 +338,10 @@ def train_steps(cohort: Cohort, checkpoints, state, step: int, hooks, progress: 
                     checkpoints.check()  # a failed save stops training here
                 alive, row = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
-                show_progress(bar, row)
+                if row is not None:  # the first healthy member's, on the progress bar
+                    bar.set_postfix(loss=f"{row['train/loss']:.3f}",
+                                    acc=f"{row['train/token_acc']:.3f}",
+                                    tok_s=f"{row['train/tokens_per_s']:.0f}")
             elif at(train_config.eval_every) or at(train_config.checkpoint_every) or curve_step:
                 alive = cohort.check_health(*jax.device_get(
                     (pending[-1]["failed_step"], pending[-1]["failure"])))
