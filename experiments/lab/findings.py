@@ -235,9 +235,17 @@ def separated_holm(comparisons, rule: stats.Rule = stats.ACCURACY
 
 
 def experiment_modules():
-    """(name, module) of every experiments/*.py that defines ``findings``, by name."""
+    """(name, module) of every experiments/*.py whose claims are decided here, by name:
+    its lab module experiments/lab/claims/NAME.py, which reads the experiment file and
+    names what it needs of it (its settings, ``SEEDS``, ``REPLICATED``), or, until its
+    claims move there, the experiment file itself, if it defines ``findings``."""
+    import importlib
     found = []
     for path in sorted((ROOT / "experiments").glob("*.py")):
+        if (ROOT / "experiments" / "lab" / "claims" / path.name).is_file():
+            claims = importlib.import_module(f"experiments.lab.claims.{path.stem}")
+            found.append((path.stem, claims))
+            continue
         module = config_files.load(path, f"_experiment_{path.stem}")
         if hasattr(module, "findings"):
             found.append((path.stem, module))
