@@ -162,7 +162,8 @@ def main(argv):
     compiled = cohort.compile_train_call(state, inputs, progress=False)
     compile_s = time.time() - start
     steps = config.train.steps_per_call
-    flops_per_call = matmul_flops(jax.make_jaxpr(cohort.train_call)(state, *inputs).jaxpr)
+    traced = jax.make_jaxpr(cohort.train_program.train_call)(state, *inputs)
+    flops_per_call = matmul_flops(traced.jaxpr)
 
     state, out = compiled(state, *inputs)  # the first call, kept: was it healthy?
     first_call = {"loss": np.asarray(out["loss"]).reshape(-1).tolist(),
