@@ -13,6 +13,20 @@ def test_the_committed_findings_page_is_what_the_committed_results_give():
                                "python -m experiments.lab.findings")
 
 
+def test_experiment_files_are_configs_and_their_claims_live_in_the_lab():
+    """Issue 70: an experiment file holds its header, config and sweep; the code that
+    decides its claims is its module in experiments/lab/claims/, which the page reads."""
+    import ast
+    experiments = findings.ROOT / "experiments"
+    for path in sorted(experiments.glob("*.py")):
+        names = {node.name for node in ast.parse(path.read_text()).body
+                 if isinstance(node, ast.FunctionDef)}
+        assert "findings" not in names, f"{path.name}: its findings belong in lab/claims/"
+    claims = {path.stem for path in (experiments / "lab" / "claims").glob("*.py")} - {"__init__"}
+    assert claims == {name for name, _ in findings.experiment_modules()}
+    assert {"compare_attention", "length_generalization", "luong_table4"} <= claims
+
+
 def test_a_finding_takes_only_the_known_verdicts():
     with pytest.raises(ValueError, match="expected one of"):
         findings.Finding("k", "t", "paper", "ours", "probably", "why")

@@ -49,7 +49,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from attention_research.running import config_files
 
 from attention_research.reports import stats
 from attention_research.reports.tables import markdown_table
@@ -235,21 +234,14 @@ def separated_holm(comparisons, rule: stats.Rule = stats.ACCURACY
 
 
 def experiment_modules():
-    """(name, module) of every experiments/*.py whose claims are decided here, by name:
-    its lab module experiments/lab/claims/NAME.py, which reads the experiment file and
-    names what it needs of it (its settings, ``SEEDS``, ``REPLICATED``), or, until its
-    claims move there, the experiment file itself, if it defines ``findings``."""
+    """(name, module) of every experiment whose claims are decided here, by name: its
+    claims module experiments/lab/claims/NAME.py beside experiments/NAME.py, which reads
+    the experiment file and names what it needs of it (its settings, ``SEEDS``,
+    ``REPLICATED``)."""
     import importlib
-    found = []
-    for path in sorted((ROOT / "experiments").glob("*.py")):
-        if (ROOT / "experiments" / "lab" / "claims" / path.name).is_file():
-            claims = importlib.import_module(f"experiments.lab.claims.{path.stem}")
-            found.append((path.stem, claims))
-            continue
-        module = config_files.load(path, f"_experiment_{path.stem}")
-        if hasattr(module, "findings"):
-            found.append((path.stem, module))
-    return found
+    return [(path.stem, importlib.import_module(f"experiments.lab.claims.{path.stem}"))
+            for path in sorted((ROOT / "experiments" / "lab" / "claims").glob("*.py"))
+            if path.stem != "__init__" and (ROOT / "experiments" / path.name).is_file()]
 
 
 def collect() -> list[tuple[str, Finding]]:
