@@ -38,6 +38,7 @@ def member_summary(cohort, member: int, step: int, status: str, final=None,
         entry.update(final=({**final.log, **result["metrics"]}), **final.member,
                      **cohort.final_choice[member])
     report = cohort.stopwatch.report()
+    wall_time_s = cohort.elapsed()  # read with the phases: they add up to it
     throughput = flops.throughput(
         cohort.train_program, cohort.train_calls, len(cohort.configs),
         cohort.config.train.steps_per_call, report["phases_s"]["training"],
@@ -48,7 +49,7 @@ def member_summary(cohort, member: int, step: int, status: str, final=None,
         "name": config.name, "description": describe(config), "task": cohort.task.name,
         "status": status, **({"failure": cohort.failures[member]} if status == "failed"
                              else {}),
-        "steps": step, "wall_time_s": cohort.elapsed(), "time": timed,
+        "steps": step, "wall_time_s": wall_time_s, "time": timed,
         "memory": peak_memory(),
         "code": cohort.environment.code(), "software": cohort.environment.software(),
         "devices": {"count": jax.device_count(), "platform": jax.devices()[0].platform,
