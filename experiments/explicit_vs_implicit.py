@@ -68,15 +68,14 @@ sys.path.insert(0, str(ROOT))  # configs/ and experiments/ when run as a script
 import jax  # noqa: E402
 
 from attention_research import models  # noqa: E402
-
-from attention_research.running import sweeps
+from attention_research.running import sweeps  # noqa: E402
 from attention_research.tasks import get_task  # noqa: E402
 from attention_research.tasks.translation.task import Translation  # noqa: E402
 from attention_research.training.mesh import Placement, make_mesh  # noqa: E402
 from attention_research.training.state import create_train_state, make_optimizer  # noqa: E402
 from configs import additive, base, transformer  # noqa: E402
-from experiments.lab import recipes
 from experiments.compare_attention import FORMULATIONS  # noqa: E402
+from experiments.lab import recipes  # noqa: E402
 
 SEEDS = [0, 1, 2]
 # '': the symbol tasks; task=translation: ding_de_en, the first regime;

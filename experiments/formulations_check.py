@@ -9,7 +9,6 @@ Each member is what ``python launch.py --config=configs/SCORE.py:task=TASK`` run
 """
 
 from attention_research import attention
-
 from attention_research.running import sweeps
 from configs import base
 

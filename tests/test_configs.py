@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from attention_research import attention
-
 from attention_research.running import compilation_cache
 from attention_research.training.config_checks import validate
 from configs import base

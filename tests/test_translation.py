@@ -9,8 +9,7 @@ import tensorflow_datasets as tfds
 
 from attention_research.data import BOS, EOS, PAD
 from attention_research.tasks.translation import datasets, metrics, pipeline, subwords
-from attention_research.reports import bleu_tests
-from attention_research.reports import translation as report
+from attention_research.reports import bleu_tests, translation as report
 from attention_research.running.workdir import TIMING_FIELDS
 from tests.test_translation_data import _write_ding_file
 

@@ -17,9 +17,8 @@ import io
 import math
 from pathlib import Path
 
-from attention_research.running import names
-
 from attention_research.reports import plotting, stats
+from attention_research.running import names
 from attention_research.running.workdir import WorkDir, write_atomically
 
 

@@ -134,6 +134,12 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
         lock.release()
 
 
+def log_step(train, step: int) -> int:
+    """The last training log written before the checkpoint of ``step`` (``train``: the
+    config's train fields)."""
+    return step if step == train.num_steps else step // train.log_every * train.log_every
+
+
 def keep_checkpoints_the_logs_reach(cohort, checkpoints):
     """A metrics.jsonl cut short or lost (issue 37): resume from the newest checkpoint
     whose training log every member still holds, and log onward; the newer ones are
@@ -143,10 +149,11 @@ def keep_checkpoints_the_logs_reach(cohort, checkpoints):
     logging = [w for w in cohort.workdirs if not w.failed()]  # a failed one stopped
     if not steps or not cohort.is_writer:
         return
-    reached = [s for s in steps if all(w.has_train_log(cohort.log_step(s)) for w in logging)]
+    train = cohort.config.train
+    reached = [s for s in steps if all(w.has_train_log(log_step(train, s)) for w in logging)]
     if reached and reached[-1] == steps[-1]:
         return
-    short = next(w for w in logging if not w.has_train_log(cohort.log_step(steps[-1])))
+    short = next(w for w in logging if not w.has_train_log(log_step(train, steps[-1])))
     logged = [r["step"] for r in short.read_metrics() if "train/loss" in r]
     ends = (f"ends at step {max(logged)}" if logged else
             "holds no training log" if short.metrics_path.exists() else "is missing")
@@ -199,13 +206,13 @@ def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
         state = with_member_hyperparams(state, member_hyperparams(cohort.configs))
     cohort.last_checkpoint = step or None
     cohort.resumed_at_step = step
-    log_step = cohort.log_step(step)
+    logged_at = log_step(cohort.config.train, step)
     # Every member before any log is cut; a member that failed before the checkpoint
     # stopped logging when it failed, so only the healthy ones must reach it.
     failed_steps = np.asarray(fetch(state.failed_step)).reshape(-1)
     for workdir, failed_step in zip(cohort.workdirs, failed_steps):
         if not failed_step:
-            workdir.check_log_reaches(step, log_step)
+            workdir.check_log_reaches(step, logged_at)
     kept = [workdir.resume_at(step) for workdir in cohort.workdirs]
     for records, monitor in zip(kept, cohort.monitors):
         for record in records:  # warn as an unbroken run would

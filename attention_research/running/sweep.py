@@ -26,14 +26,14 @@ from pathlib import Path
 
 import jax
 
-from attention_research.running import sweeps
 from attention_research.errors import ConfigError
+from attention_research.running import adopt, preemption, sweeps
 from attention_research.running.names import compared_setting
+from attention_research.running.run import train_cohort
+from attention_research.running.workdir import (ConfigMismatchError, WorkDir, read_json,
+                                                write_atomically)
 from attention_research.tasks import get_task
 from attention_research.training import timing
-from attention_research.running import adopt, preemption
-from attention_research.running.run import train_cohort
-from attention_research.running.workdir import ConfigMismatchError, WorkDir, read_json, write_atomically
 
 
 def cohort_checkpoints(workdir: Path, cohort: list[sweeps.Member],

@@ -24,16 +24,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from attention_research.training import evaluation
-
-from attention_research.reports import plotting, tables
 from attention_research.analysis import agreement
-from attention_research.training import held_out
 from attention_research.attention import entropy
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
-from attention_research.training.decoding import greedy_decode
 from attention_research.errors import require
+from attention_research.reports import plotting, tables
 from attention_research.tasks.protocol import Final
+from attention_research.training import evaluation, held_out
+from attention_research.training.decoding import greedy_decode
 from attention_research.training.steps import over_members, teacher_forced
 
 TARGET_SEQ_ACC = 0.99  # "solved": the summary records when the seen range first reaches it

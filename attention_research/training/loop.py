@@ -93,11 +93,6 @@ class Cohort:
     def initial_state(self):
         return self.initializer(self.seeds, member_hyperparams(self.configs))
 
-    def log_step(self, step: int) -> int:
-        """The last training log written before the checkpoint of ``step``."""
-        train = self.config.train
-        return step if step == train.num_steps else step // train.log_every * train.log_every
-
     def healthy(self, member: int) -> bool:
         return member not in self.failures
 

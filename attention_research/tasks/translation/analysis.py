@@ -16,9 +16,8 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from attention_research.training import evaluation
-from attention_research.training import held_out
 from attention_research.tasks.translation import pipeline
+from attention_research.training import evaluation, held_out
 from attention_research.training.steps import over_members, teacher_forced
 
 SHOWN = 4  # sample sentences drawn side by side (the shortest: every piece readable)

@@ -31,9 +31,8 @@ def findings(results):
     from scipy import stats as scipy_stats
 
     from experiments.lab import findings as f
-    from attention_research.reports import stats
+    from attention_research.reports import bleu_tests, stats
     from attention_research.reports.tables import interval_cell as cell
-    from attention_research.reports import bleu_tests
     paper = ("Luong et al. 2015, Table 4 (BLEU before unknown-word replacement, WMT'14 "
              "En→De, one model each): global location 18.1, dot 18.6 (after replacement "
              "19.3 and 20.5; perplexity 6.4 and 6.1)")

@@ -159,11 +159,10 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     """Table 4's comparisons on one corpus's record: rows keyed as on ding_de_en plus
     ``suffix``, titled plus ``title_suffix``."""
     from experiments.lab import findings as f
-    from attention_research.reports import stats
-    from attention_research.reports.tables import interval_cell as cell
     import numpy as np
 
-    from attention_research.reports import bleu_tests
+    from attention_research.reports import bleu_tests, stats
+    from attention_research.reports.tables import interval_cell as cell
     out = []
     paper = ("Luong et al. 2015, Table 4 (BLEU, WMT'14 En→De): global location 18.1, dot "
              "18.6, general 17.3; local-m general 18.6; local-p dot 18.0, general 19.0")

@@ -322,8 +322,7 @@ def _registered(results):
     import numpy as np
 
     from experiments.lab import findings as f
-    from attention_research.reports import stats
-    from attention_research.reports import bleu_tests
+    from attention_research.reports import bleu_tests, stats
     encdec, search, bidirectional, transformer_name = (sweeps.member_name(s)
                                                        for s in SETTINGS)
     systems, done, words, _ = _read(results, [encdec, search, bidirectional,
@@ -387,8 +386,7 @@ def _revised(results):
     import numpy as np
 
     from experiments.lab import findings as f
-    from attention_research.reports import stats
-    from attention_research.reports import bleu_tests
+    from attention_research.reports import bleu_tests, stats
     encdec, search, bidirectional = (sweeps.member_name(s) for s in SETTINGS[:3])
     systems, done, words, splits = _read(results, [encdec, search, bidirectional])
     if min(done.values()) < len(SEEDS):

@@ -20,10 +20,9 @@ def findings(results):
     """The tuned default against the first one: test BLEU over seeds (Welch's t decides)
     and the paired bootstrap over test sentences of the seed-mean BLEU beside it; and,
     read by no rule, what the validation sweep says of where the gain comes from."""
-    from attention_research.reports import stats
-    from experiments.lab import findings as f
+    from attention_research.reports import bleu_tests, stats
     from attention_research.reports.tables import interval_cell as cell
-    from attention_research.reports import bleu_tests
+    from experiments.lab import findings as f
     from experiments import explicit_vs_implicit
     from experiments.lab.claims import luong_table4
     key, title = ("tuned-translation-default",
