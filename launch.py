@@ -336,8 +336,8 @@ def _adopt_from(workdir) -> tuple[Path, ...]:
 def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
     import jax
     from experiments.lab.record import record
-    from attention_research.running.run import train
-    from attention_research.running.sweep import failure_line, run_sweep
+    from attention_research.api import run_sweep, train
+    from attention_research.running.sweep import failure_line
     from attention_research.running.workdir import claim, ensure_writable
 
     if jax.process_index() == 0:

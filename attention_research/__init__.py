@@ -14,6 +14,8 @@ inside functions too). docs/extending.md says what each module holds.
   config checks and the loop.
 * ``running``: work directories, checkpoints, locks, preemption, config files, sweeps.
 * ``reports``: statistics over seeds, tables and figures.
+* ``api``: training and sweeps with their figures and reports handed in (what
+  ``launch.py`` runs).
 
 The lab (``experiments/``) sits on top: it imports the package, never the reverse.
 """
@@ -30,4 +32,5 @@ LAYERS = (
     ("training", ("training",)),
     ("running", ("running",)),
     ("reports", ("reports",)),
+    ("api", ("api",)),
 )

@@ -71,6 +71,7 @@ from attention_research import models  # noqa: E402
 from attention_research.running import sweeps  # noqa: E402
 from attention_research.tasks import get_task  # noqa: E402
 from attention_research.tasks.translation.task import Translation  # noqa: E402
+from attention_research.training.evaluation import make_evaluation  # noqa: E402
 from attention_research.training.mesh import Placement, make_mesh  # noqa: E402
 from attention_research.training.state import create_train_state, make_optimizer  # noqa: E402
 from configs import additive, base, transformer  # noqa: E402
@@ -189,8 +190,8 @@ def _build(config):
     task = get_task(config.task.name)(config)
     model = models.make_model(config, task.vocab_size, task.vocab_size)
     state = create_train_state(model, make_optimizer(config.train), task.example_batch(), [0])
-    evaluate = task.make_evaluation(model, Placement(make_mesh(config.mesh), 1))
-    return evaluate, getattr(task, "analyse", None), state.params
+    evaluate = make_evaluation(task, model, Placement(make_mesh(config.mesh), 1))
+    return evaluate, evaluate.analyse, state.params
 
 
 def measure_cost():

@@ -140,7 +140,7 @@ def test_the_overlaps_are_shares_of_examples_and_a_nan_drop_is_left_out():
     """evaluation.analysis_metrics: ``overlap_*`` is the share of examples in range
     whose token is the weights' top; ``drop_diagonal_other`` the mean over the examples
     whose diagonal token is not it (NaN there otherwise), NaN where none is left."""
-    from attention_research.training import evaluation
+    from attention_research.training.evaluation import ranges as evaluation
     stats = {"overlap_diagonal": np.array([1.0, 0.0, 0.0, 1.0]),
              "drop_diagonal": np.array([3.0, 1.0, 2.0, 5.0]),
              "drop_diagonal_other": np.array([np.nan, 1.0, 2.0, np.nan])}
@@ -196,7 +196,7 @@ def test_a_run_with_implicit_analysis_reports_it_and_draws_the_maps_side_by_side
     """Every metric of the analysis in summary.json, in range; the side-by-side figure.
     ``none`` has implicit attention but no weights, so no τ and no explicit ablation;
     the Transformer adds its rollout."""
-    from attention_research.running.run import train
+    from attention_research.api import train
     config = (tiny_config(score, task="reverse") if family == "rnn"
               else transformer.get_config("score=scaled_dot,task=reverse,tiny"))
     if family == "transformer":

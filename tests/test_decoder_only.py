@@ -94,7 +94,7 @@ def test_the_family_refuses_what_it_cannot_do():
 
 @pytest.mark.slow
 def test_a_decoder_only_run_trains_and_reports_alignment(tmp_path):
-    from attention_research.running.run import train
+    from attention_research.api import train
     config = base.shrink(decoder_only.get_config("task=copy,positions=alibi"))
     summary = train(config, tmp_path, progress=False)
     final = summary["members"][0]["final"]

@@ -28,7 +28,7 @@ sys.path.insert(0, {root!r})
 {distributed}
 from tests.conftest import tiny_config, tiny_translation_config
 from attention_research.running import sweeps
-from attention_research.running.sweep import run_sweep
+from attention_research.api import run_sweep
 for task, member, data, out in {jobs!r}:
     if task == "copy":
         config, seeds = tiny_config(), 8

@@ -255,7 +255,7 @@ def test_the_revised_statistic_reads_the_unseen_positions_alone():
     them kept 'half' of its accuracy over whole targets of sources 21-40 (0.66); at the
     unseen positions alone it scores 0."""
     import numpy as np
-    from attention_research.training import evaluation
+    from attention_research.training.evaluation import ranges as evaluation
     lengths = np.array([21, 30, 40])
     real = np.zeros((3, 42), bool)
     for row, n in enumerate(lengths):

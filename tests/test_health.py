@@ -14,8 +14,7 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.running.checkpoints import CheckpointError, Checkpoints
 from attention_research.training.health import DivergenceMonitor, NonFiniteError
-from attention_research.running.run import train
-from attention_research.running.sweep import run_sweep
+from attention_research.api import run_sweep, train
 
 # Adam's first steps move every parameter by about the learning rate times the warm-up
 # multiplier (0 at step 1, 1/2 at step 2 with tiny's two warm-up steps), so after step 2

@@ -158,7 +158,7 @@ def test_a_tiny_run_on_multi30k_reports_both_bleus_in_the_files_order(fixture_co
     test split, whose translations are written in test_2016_flickr's line order; the
     splits of ``task.also_translate`` are scored and written beside it."""
     from attention_research.tasks.translation import metrics
-    from attention_research.running.run import train
+    from attention_research.api import train
     from configs import base
     config = base.get_config("task=translation,tiny")
     assert config.task.dataset == "multi30k"
@@ -193,8 +193,8 @@ def test_a_length_penalty_search_translates_each_member_at_its_chosen_alpha(fixt
     configured 0.6 for the second): the second's tuned translations are its plain ones,
     the first's are not (alphas neither dropped nor shared)."""
     from attention_research.tasks.translation import metrics
-    from attention_research.tasks.translation import task as translation
-    from attention_research.running.run import train_cohort
+    from attention_research.training.evaluation import corpus
+    from attention_research.api import train_cohort
     from configs import base
     from tests.conftest import TINY_TEST_VOCAB
     forced, read = iter([5.0, 0.6]), []
@@ -202,7 +202,7 @@ def test_a_length_penalty_search_translates_each_member_at_its_chosen_alpha(fixt
     def choose(measured, min_ratio, default, select):
         read.append((measured, min_ratio, default, select))
         return next(forced)
-    monkeypatch.setattr(translation, "best_length_penalty", choose)
+    monkeypatch.setattr(corpus, "best_length_penalty", choose)
     configs = []
     for seed in (0, 1):
         config = base.get_config("task=translation,tiny")
@@ -243,7 +243,7 @@ def test_the_length_penalty_search_takes_the_best_eligible_validation_bleu():
     """The best BLEU among alphas whose long outputs are long enough; none is: the
     longest long outputs; a tie goes to the alpha nearest the configured one, then the
     larger."""
-    from attention_research.tasks.translation.task import best_length_penalty
+    from attention_research.training.evaluation.corpus import best_length_penalty
 
     def measured(*rows):
         return {a: {"bleu": b, "long_length_ratio": r} for a, b, r in rows}

@@ -142,7 +142,7 @@ def _evaluations(workdir, metric):
 def test_the_best_checkpoint_is_the_one_evaluated(tmp_path):
     """best_metric: the final evaluation uses the parameters of the best logged
     evaluation, so its held-out metrics are exactly that evaluation's."""
-    from attention_research.running.run import train
+    from attention_research.api import train
     from tests.conftest import tiny_config
     config = tiny_config()
     config.train.update(num_steps=40, eval_every=10, checkpoint_every=20,
@@ -162,7 +162,7 @@ def test_the_best_checkpoint_is_the_one_evaluated(tmp_path):
 def test_early_stopping_stops_and_stays_stopped(tmp_path):
     """No improvement for `patience` evaluations: training stops there, and a rerun on
     the same directory resumes into the same stop."""
-    from attention_research.running.run import train
+    from attention_research.api import train
     from tests.conftest import tiny_config
     config = tiny_config()
     config.train.update(num_steps=40, eval_every=10, checkpoint_every=20, eval_at_start=True,

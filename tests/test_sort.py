@@ -51,7 +51,7 @@ def test_sort_is_a_task_choice_of_every_config():
 
 @pytest.mark.slow
 def test_a_sort_run_scores_alignment_against_the_sorted_positions(tmp_path):
-    from attention_research.running.run import train
+    from attention_research.api import train
     config = base.get_config("task=sort,tiny")
     summary = train(config, tmp_path, progress=False)
     final = summary["members"][0]["final"]

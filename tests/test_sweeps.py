@@ -11,8 +11,8 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.training.config_checks import ConfigError
 from attention_research.running.names import compared_setting
-from attention_research.running.run import train, train_cohort
-from attention_research.running.sweep import cohort_checkpoints, run_sweep
+from attention_research.api import run_sweep, train, train_cohort
+from attention_research.running.sweep import cohort_checkpoints
 from tests.conftest import tiny_config
 from tests.test_configs import _flat
 

@@ -80,48 +80,6 @@ def test_unknown_task_is_refused_with_the_registered_names():
         get_task("palindrome")
 
 
-@pytest.mark.slow
-def test_evaluation_in_chunks_equals_evaluation_in_one_call():
-    """The held-out set scored in uneven chunks, each cut to its own longest example's
-    widths, gives every metric, every length's accuracy and every heat-map example (on
-    its own source and target steps) exactly as one call over the whole set does."""
-    from attention_research import models
-    from attention_research.training.mesh import Placement, make_mesh
-    from attention_research.training.state import create_train_state, make_optimizer
-    from tests.conftest import tiny_config
-    config = tiny_config(task="reverse")  # 12 held-out sequences, heat maps at 2 of them
-    results = []
-    # One call at the set's widths; chunks of 5, 5 and 2 (padded to 5 with repeats of
-    # the shortest), of lengths up to 3, 5 and 6: three widths.
-    for eval_batch_size in (512, 5):
-        config.task.eval_batch_size = eval_batch_size
-        task = get_task("reverse")(config)
-        model = models.make_model(config, task.vocab_size, task.vocab_size)
-        state = create_train_state(model, make_optimizer(config.train), task.example_batch(),
-                                   [0, 1])
-        evaluate = task.make_evaluation(model, Placement(make_mesh(config.mesh), 2))
-        results.append(evaluate(state.params))
-        # The seen lengths alone (train.curve_eval_every) score as they do in the whole.
-        for seen, whole in zip(evaluate(state.params, seen_only=True), results[-1]):
-            assert seen["metrics"] == pytest.approx(
-                {k: v for k, v in whole["metrics"].items() if k.endswith("/len1-4")},
-                rel=1e-6)
-    assert len(results[0][0]["exact"]) == 12
-    for whole, chunked in zip(*results):
-        assert whole["metrics"] == pytest.approx(chunked["metrics"], rel=1e-6)
-        assert whole["by_length"] == chunked["by_length"]
-        np.testing.assert_array_equal(whole["exact"], chunked["exact"])
-        # Past its chunk's width an example is zero-padded where the whole set's call
-        # decoded on; its own steps (its length and EOS) and sources must agree.
-        for row, index in enumerate(task.heatmap_indices):
-            length = int(task.eval_lengths[index])
-            np.testing.assert_array_equal(whole["examples"]["tokens"][row, :length + 1],
-                                          chunked["examples"]["tokens"][row, :length + 1])
-            np.testing.assert_allclose(
-                whole["examples"]["weights"][row, :length + 1, :length],
-                chunked["examples"]["weights"][row, :length + 1, :length], rtol=1e-6)
-
-
 def test_a_bad_eval_batch_size_is_refused():
     from tests.conftest import tiny_config
     config = tiny_config()
@@ -131,7 +89,7 @@ def test_a_bad_eval_batch_size_is_refused():
 
 
 def test_length_ranges_cut_the_longer_lengths_where_asked():
-    from attention_research.training.evaluation import length_ranges
+    from attention_research.tasks.synthetic import length_ranges
     assert length_ranges(20, 200) == [("len1-20", 1, 20), ("len21-200", 21, 200)]
     assert length_ranges(20, 200, (80,)) == [("len1-20", 1, 20), ("len21-80", 21, 80),
                                               ("len81-200", 81, 200)]
@@ -139,7 +97,7 @@ def test_length_ranges_cut_the_longer_lengths_where_asked():
 
 
 def test_token_accuracy_by_length_pools_the_tokens_of_each_length():
-    from attention_research.training.evaluation import token_accuracy_by_length
+    from attention_research.training.evaluation.ranges import token_accuracy_by_length
     stats = {"correct": np.array([1, 3, 2]), "count": np.array([2, 4, 4])}
     assert token_accuracy_by_length(stats, np.array([1, 3, 3])) == {1: 0.5, 3: 5 / 8}
 

@@ -12,7 +12,7 @@ import pytest
 from attention_research.running import peaks
 from attention_research.running.checkpoints import host_fingerprints, inspect_members
 from attention_research.training import flops, timing
-from attention_research.running.run import train
+from attention_research.api import train
 
 
 def test_phases_add_up_to_the_wall_time_and_count_compilation_where_it_happens():

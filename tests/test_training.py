@@ -10,7 +10,7 @@ import pytest
 
 from attention_research.running.checkpoints import CheckpointError
 from attention_research.training.config_checks import ConfigError, validate
-from attention_research.running.run import train
+from attention_research.api import train
 from attention_research.running.workdir import TIMING_FIELDS, ConfigMismatchError
 
 

@@ -236,7 +236,7 @@ def test_eval_batches_cover_a_split_once_in_few_shapes(corpus_and_tokens):
 
 @pytest.mark.slow
 def test_a_tiny_translation_run_trains_evaluates_and_resumes(corpus_and_tokens, tmp_path):
-    from attention_research.running.run import train
+    from attention_research.api import train
     from tests.conftest import tiny_translation_config
     corpus, _, _ = corpus_and_tokens
     # Prepared already: the builder does not look for the Ding file again.
@@ -277,7 +277,7 @@ def test_the_small_data_recipe_trains_end_to_end(corpus_and_tokens, tmp_path):
     """Label smoothing, three-way tying, token dropout, subword sampling, token-based
     batches and the best checkpoint by validation BLEU, together in one tiny run: the
     test split is translated with the parameters of the best validation BLEU."""
-    from attention_research.running.run import train
+    from attention_research.api import train
     from tests.conftest import tiny_translation_config
     corpus, _, _ = corpus_and_tokens
     config = tiny_translation_config(corpus.data_dir.parents[1])
@@ -549,7 +549,7 @@ def test_the_implicit_analysis_of_a_translation_transformer(corpus_and_tokens, t
     """No known alignment: τ between the weights and the implicit map and the ablation
     drops on the test split, no alignment accuracy; the maps side by side over subword
     pieces, and every head of the first sample."""
-    from attention_research.running.run import train
+    from attention_research.api import train
     from configs import transformer
     corpus, _, _ = corpus_and_tokens
     config = transformer.get_config("score=scaled_dot,task=translation,tiny")

@@ -20,8 +20,7 @@ from attention_research.running import sweeps
 from attention_research.errors import explain
 from attention_research.running.lock import DirectoryLock, WorkDirLockedError
 from attention_research.reports.tables import verdict
-from attention_research.running.run import train
-from attention_research.running.sweep import run_sweep
+from attention_research.api import run_sweep, train
 from attention_research.running.workdir import WorkDir, WorkDirError, write_atomically
 from tests.conftest import metrics_scalars, tensorboard_scalars
 
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _SLEEPER = """
 import sys, time
 from tests.conftest import tiny_config
-from attention_research.running.run import train
+from attention_research.api import train
 def hook(step):
     if step == 15:
         print("sleeping", flush=True)

@@ -7,7 +7,7 @@ weights must be tested against what the model does. Copy, reverse and sort know 
 true alignment, so here both maps can also be scored against it:
 
 * ``argmax_hits`` — how often a map's argmax is the true source position (the
-  alignment accuracy of evaluation.py, for any map, implicit ones included);
+  alignment accuracy of training/evaluation/ranges.py, for any map, implicit ones included);
 * ``kendall_tau`` — τ_b between two maps over a step's real source positions (ties,
   e.g. sparsemax's zeros, are τ_b's concern, not dropped);
 * ``ablation_drops`` — the drop in a target token's log-probability when one source

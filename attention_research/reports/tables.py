@@ -5,9 +5,8 @@ setting's n seeds, mean and 95% t interval, and answers "which formulation wins
 where" only as far as a test over seeds separates the settings (``stats.separation``:
 Welch's t, Holm-corrected): a winner is named when it is separated from every other
 setting, and otherwise the report names the settings it is not separated from. Each
-task names the report it writes (``Task.write_sweep_report``): here the one of tasks
-scored by sequence accuracy per held-out length range, and the helpers every report
-shares.
+kind of task has its report (``figures.SWEEP_REPORTS``): here the one of tasks scored
+by sequence accuracy per held-out length range, and the helpers every report shares.
 """
 
 from __future__ import annotations

@@ -36,9 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
+from attention_research.models import FAMILIES
 from attention_research.running.checkpoints import Checkpoints
 from attention_research.running.workdir import (EVALUATIONS, RESOURCE_FIELDS, WorkDir,
-                                        config_differences, read_json, write_atomically)
+                                                config_differences, read_json,
+                                                write_atomically)
+from attention_research.training.selection import lower_is_better
 
 # Fields a run reads only once it has trained: its name (the sweep's), what the final
 # analysis measures and which more splits the final evaluation translates.
@@ -77,7 +80,6 @@ def training_differences(saved: dict, config) -> list[tuple[str, object, object]
     """(field, saved, now) for the fields in which ``config`` trains otherwise than the
     run of ``saved`` (a config as JSON): all but the resource and after-training ones,
     and those the model family of both ignores; ``SELECTION`` is among them."""
-    from attention_research.models import FAMILIES  # models import the training stack
     family = config.model.family
     ignored = FAMILIES[family].ignores if saved.get("model", {}).get("family") == family \
         else frozenset()
@@ -89,7 +91,6 @@ def training_differences(saved: dict, config) -> list[tuple[str, object, object]
 def kept(rows, metric: str) -> tuple[int, float] | None:
     """(step, value) of the parameters ``BestParameters`` keeps by ``metric`` over the
     evaluations logged in ``rows``: the first step of its best finite value."""
-    from attention_research.training.selection import lower_is_better
     sign = 1.0 if lower_is_better(metric) else -1.0
     best = None
     for row in rows:

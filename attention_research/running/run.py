@@ -66,7 +66,7 @@ class RunEnvironment:
 def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
                  hooks: Sequence[Callable[[int], None]] = (), progress: bool = True,
                  resume_with=frozenset(), refinish: bool = False,
-                 adopt_from: adopt.Donor | None = None) -> list:
+                 adopt_from: adopt.Donor | None = None, figures=None) -> list:
     """Train (or resume) the members of one cohort together; returns their summaries.
 
     ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
@@ -81,7 +81,9 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     its saved summaries are returned, unless ``refinish`` asks for its final
     evaluation, plots and summaries again. ``adopt_from``: for a cohort of one member
     with no checkpoint yet, the finished run of another sweep it starts from
-    (``adopt.py``): its logs are copied in once the lock is held.
+    (``adopt.py``): its logs are copied in once the lock is held. ``figures``: what
+    draws the heat maps, samples and plots, from the cohort's task (reports/figures.py's
+    ``figures_for``, which ``attention_research.api`` hands in); None draws nothing.
     """
     # The code this process runs is the checkout's when it begins, not when a summary is
     # written hours later (code_version is cached from its first call; an audit found a
@@ -102,7 +104,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     try:
         cohort = Cohort(configs, [WorkDir(path) for path in workdirs],
                         time.time() if start_time is None else start_time,
-                        RunEnvironment())
+                        RunEnvironment(), figures)
         # Averaging needs the last k checkpoints on disk; one more is room for a
         # checkpoint saved on a stop (preemption.py), deleted after the next regular one.
         train_config = configs[0].train

@@ -191,11 +191,14 @@ def _report_only(workdir, members, summaries, only, write_report, max_cohort_mem
               f"{folder / 'summary.md'}")
 
 
-def report_writer(members):
-    """``write(folder, members, summaries, max_cohort_members)``: the report every
-    member's task writes (a sweep's tasks must share one), then "Where the time went"
-    appended to its summary.md."""
-    writers = {get_task(m.config.task.name).write_sweep_report for m in members}
+def report_writer(members, sweep_report=None):
+    """``write(folder, members, summaries, max_cohort_members)``: the report of every
+    member's task (``sweep_report(task class)``, reports/figures.py's
+    ``sweep_report_for``; a sweep's tasks must share one), then "Where the time went"
+    appended to its summary.md. Without ``sweep_report`` no report is written."""
+    if sweep_report is None:
+        return lambda folder, members, summaries, max_cohort_members: None
+    writers = {sweep_report(get_task(m.config.task.name)) for m in members}
     if len(writers) > 1:
         names = sorted({m.config.task.name for m in members})
         raise ConfigError(f"the tasks of one sweep must share a report; {', '.join(names)} "
@@ -226,7 +229,7 @@ def failure_line(workdir) -> str | None:
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
               hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
               command: str | None = None, resume_with=frozenset(),
-              adopt_from=()) -> list[dict] | None:
+              adopt_from=(), figures=None, sweep_report=None) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
     cohorts, or (``only``) the cohorts with a member whose name contains that text;
     returns every member's summary in order, or None while other members are
@@ -234,13 +237,15 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     the sweep, is appended to the work directory's commands.txt once every member is
     validated. ``resume_with``: training fields that may change on resume
     (``run.train_cohort``). ``adopt_from``: the work directories of other sweeps
-    whose finished members this one's may start from instead of training (``adopt.py``)."""
+    whose finished members this one's may start from instead of training (``adopt.py``).
+    ``figures`` (``run.train_cohort``) and ``sweep_report`` (``report_writer``): what
+    draws and reports, handed in from above (``attention_research.api``)."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
     workdir = Path(workdir)
     members = sweeps.expand(base_config, sweep, workdir)  # validates every member first
-    write_report = report_writer(members)
+    write_report = report_writer(members, sweep_report)
     # A member directory copied from another version of the sweep (e.g. a record made
     # before a config change) must not pass for this member: refused before anything
     # trains, and left as it is.
@@ -290,7 +295,8 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                       f"in {donor.checkpoints}): final evaluation only")
             results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
                                    checkpoint_dir, start_time=time.time(), progress=progress,
-                                   hooks=hooks, resume_with=resume_with, adopt_from=donor)
+                                   hooks=hooks, resume_with=resume_with, adopt_from=donor,
+                                   figures=figures)
             summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
     summaries.update({m.index: s for m in members if m.index not in summaries

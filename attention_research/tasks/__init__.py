@@ -1,7 +1,7 @@
 """Tasks, registered by name: the symbol tasks sampled on device (``copy``,
 ``reverse``, ``sort``, ``substitute``) and ``translation`` on a real corpus. Each implements the Task protocol
-(``protocol.py``); the training loop, the config checks and the sweep reports ask this
-registry and name no task. Adding a task: one module, one entry in ``TASKS``, its tests.
+(``protocol.py``); the training loop, the config checks, the evaluations and the sweep
+reports ask this registry and name no task. Adding a task: one module, one entry in ``TASKS``, its tests.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Mapping
 
 from attention_research.errors import ConfigError, did_you_mean
-from attention_research.tasks.protocol import Final, Run, Task
+from attention_research.tasks.protocol import Task
 
 # name -> (module, class). A task's module is imported when the task is first asked
 # for: a run of a symbol task never imports translation's corpus readers
@@ -54,4 +54,4 @@ def get_task(name: str) -> type:
     return TASKS[name]
 
 
-__all__ = ["DEFAULT_TASK", "Final", "Run", "TASKS", "Task", "get_task", "task_names"]
+__all__ = ["DEFAULT_TASK", "TASKS", "Task", "get_task", "task_names"]

@@ -2,39 +2,29 @@
 report ask of a task. A task implements it in one class and is registered by name in
 ``tasks/__init__.py``; nothing outside ``tasks/`` names a task.
 
-A task's life in a run: its class adds its config fragment (``configure``; then
-``shrink`` for the ``tiny`` argument) and checks it (``validate``); the training
-loop builds it once per cohort (``Task(config, seeds, verbose)``), builds the model
-for its vocabulary, then asks it for training batches, held-out evaluations, and at
-the end its final evaluation, plots and summary fields.
+A task holds data: its vocabulary, training batches, held-out sets, known
+alignments, the definitions of its metrics, its config fragment and its validation.
+Its class adds its config fragment (``configure``; then ``shrink`` for the ``tiny``
+argument) and checks it (``validate``); the training loop builds it once per cohort
+(``Task(config, seeds, verbose)``), builds the model for its vocabulary, and asks it
+for training batches. Running the models over its held-out data is the evaluation
+its ``evaluation`` names (training/evaluation/); drawing them is the reports
+layer's (reports/figures.py).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Iterator, NamedTuple, Optional, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Optional, Protocol, Sequence
 
 from attention_research.data import Batch
-
-
-class Run(NamedTuple):
-    """One member as a task sees it at the end: its config, its ``WorkDir``, a title."""
-
-    config: Any
-    workdir: Any
-    title: str
-
-
-class Final(NamedTuple):
-    """What a task's final evaluation adds for one member."""
-
-    summary: dict  # fields of summary.json beside the generic ones (dataset, decoding, …)
-    member: dict  # fields of the member's entry (accuracy by length, samples, …)
-    log: dict  # metrics to log at the last step ({} for none), e.g. test BLEU
 
 
 class Task(Protocol):
     name: ClassVar[str]  # the registry name, the value of config.task.name
     curve_score: ClassVar[str]  # the held-out score learning curves plot: eval/<score>/…
+    # The kind of held-out data, and so the evaluation that runs models over it and
+    # the figures and sweep report drawn from it: 'by_length' or 'corpus'.
+    evaluation: ClassVar[str]
 
     # Its config fragment: the fields of config.task (every fragment has
     # eval_max_length, the longest source the model must handle), with defaults.
@@ -54,10 +44,6 @@ class Task(Protocol):
     def selection_metrics(cls, config) -> tuple[str, ...]:
         """The held-out metrics (keys of an evaluation's 'metrics') by which
         ``train.best_metric`` may pick the parameters the final evaluation uses."""
-
-    @staticmethod
-    def write_sweep_report(workdir, members, summaries, elapsed_s: float) -> None:
-        """summary.md, summary.csv and plots comparing a sweep's members."""
 
     def __init__(self, config, seeds: Sequence[int], verbose: bool) -> None: ...
 
@@ -79,25 +65,3 @@ class Task(Protocol):
     def alignment_targets(self, batch: Batch):
         """[B, T]: the source position each target step should attend to, -1 where
         none (EOS, padding); None where the task knows no alignment."""
-
-    # Whether ``evaluate`` also takes ``seen_only=True`` (``train.curve_eval_every``):
-    # the held-out lengths seen in training alone, 'metrics' only, for a learning
-    # curve on a finer grid than the whole evaluation's.
-    curve_evaluation: ClassVar[bool]
-
-    def make_evaluation(self, model, placement) -> Callable[[Any], list[dict]]:
-        """``evaluate(stacked params)`` -> one dict per member, each with 'metrics'
-        ({'eval/<metric>/<split or range>': float}, logged at every evaluation) and
-        whatever ``finish`` needs from it."""
-
-    def pictures(self, result: dict) -> tuple[dict, dict]:
-        """One member's evaluation (an item of ``evaluate``'s list) as TensorBoard shows
-        it at every evaluation: ({name: [H, W, 3] uint8 heat map}, {name: Markdown of
-        sample outputs}), saved under the run's evaluations/ (``WorkDir.log_pictures``)."""
-
-    def progress_line(self, metrics: dict) -> str:
-        """The few held-out metrics worth printing during training."""
-
-    def finish(self, params, results: list[dict], runs: Sequence[Run],
-               step: int) -> list[Final]:
-        """The final evaluation (decoding, BLEU, …) and the task's plots, per member."""

@@ -9,10 +9,11 @@ alignment an attention should find. Batches are pure functions of a key, so a
 training step samples its own batch from (seed, step) inside jit: no host I/O, and a
 resumed run sees exactly the batches the uninterrupted run saw.
 
-Evaluation: a fixed held-out set (``eval_examples_per_length`` of every length
-1 … eval_max_length, from its own seed), scored per length range — lengths seen in
-training and longer ones — by teacher-forced loss and token accuracy, greedy exact
-match, alignment accuracy and attention entropy.
+Held out: a fixed set (``eval_examples_per_length`` of every length 1 …
+eval_max_length, from its own seed) with its true alignment, reported per length
+range (``length_ranges``: lengths seen in training and longer ones).
+``training/evaluation/by_length.py`` runs the models over it (the task's ``evaluation``), and
+``reports/figures.py`` draws its heat maps.
 """
 
 from __future__ import annotations
@@ -24,17 +25,28 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from attention_research.analysis import agreement
-from attention_research.attention import entropy
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
 from attention_research.errors import require
-from attention_research.reports import plotting, tables
-from attention_research.tasks.protocol import Final
-from attention_research.training import evaluation, held_out
-from attention_research.training.decoding import greedy_decode
-from attention_research.training.steps import over_members, teacher_forced
 
-TARGET_SEQ_ACC = 0.99  # "solved": the summary records when the seen range first reaches it
+
+def length_ranges(train_max_length: int, eval_max_length: int, range_ends=()):
+    """[(name, first, last)]: the seen range, then the longer lengths, in one range or
+    cut after each of ``range_ends`` (e.g. (80,) with 1-20 seen, 200 held out:
+    len1-20, len21-80, len81-200)."""
+    ranges, first = [(f"len1-{train_max_length}", 1, train_max_length)], train_max_length + 1
+    for last in [*sorted(range_ends), eval_max_length]:
+        if last >= first:
+            ranges.append((f"len{first}-{last}", first, last))
+            first = last + 1
+    return ranges
+
+
+def heatmap_indices(lengths: np.ndarray, train_max_length: int, count: int):
+    """Indices of ``count`` held-out examples spread over the lengths, seen and longer."""
+    if count == 0:
+        return []
+    targets = np.linspace(min(10, train_max_length), lengths.max(), count).round()
+    return [int(np.argmax(lengths >= t)) for t in targets]
 
 
 class SymbolTask:
@@ -42,8 +54,7 @@ class SymbolTask:
 
     name: ClassVar[str]
     curve_score: ClassVar[str] = "seq_acc"
-    curve_evaluation: ClassVar[bool] = True
-    write_sweep_report = staticmethod(tables.write_accuracy_report)
+    evaluation: ClassVar[str] = "by_length"  # training/evaluation/by_length.py runs models on it
 
     @staticmethod
     def source_positions(source, lengths):
@@ -105,10 +116,10 @@ class SymbolTask:
 
     @staticmethod
     def length_ranges(config):
-        """The held-out length ranges metrics are reported in (``evaluation.py``)."""
+        """The held-out length ranges metrics are reported in (``length_ranges``)."""
         task = config.task
-        return evaluation.length_ranges(task.train_max_length, task.eval_max_length,
-                                        task.eval_range_ends)
+        return length_ranges(task.train_max_length, task.eval_max_length,
+                             task.eval_range_ends)
 
     @classmethod
     def selection_metrics(cls, config) -> tuple[str, ...]:
@@ -128,7 +139,7 @@ class SymbolTask:
             task.eval_seed, with_alignment=True)
         self.eval_lengths = np.asarray(self.eval_set.source_lengths)
         self.ranges = self.length_ranges(config)
-        self.heatmap_indices = evaluation.heatmap_indices(
+        self.heatmap_indices = heatmap_indices(
             self.eval_lengths, task.train_max_length, config.train.num_heatmaps)
 
     @classmethod
@@ -209,128 +220,7 @@ class SymbolTask:
         same = batch.source[:, None, :] == batch.targets[:, :, None]
         return same & real & (positions >= 0)[:, :, None]
 
-    # Evaluation ----------------------------------------------------------------------
-
-    def make_evaluation(self, model, placement):
-        """jit(vmap(eval)) over members, on the fixed held-out set shared by all.
-
-        The set is scored in chunks of ``task.eval_batch_size`` sequences (the last is
-        padded with repeats and trimmed). The set is sorted by length, and each chunk is
-        cut to the widths its own longest example needs (``_trim``): a chunk of short
-        sequences is not decoded, nor attended over, to the set's longest length. Every
-        model masks padding, so the scores do not depend on the width; evaluating to
-        10× the trained length costs a third to a half as much. Each chunk also returns the greedy outputs at the
-        heat-map indices that fall in it, padded back to the set's widths.
-        """
-        num_examples = len(self.eval_lengths)
-        chunk = min(self.config.task.eval_batch_size, num_examples)
-        heatmaps = np.asarray(self.heatmap_indices, np.int32)
-
-        full_width = self.eval_set.targets.shape[1]
-
-        def evaluate_member(params, batch: Batch, heatmap_rows):
-            stats, weights = teacher_forced(model, params, batch, per_position=True)
-            # Token accuracy by target position (issue 35: a model right on its first 20
-            # positions and wrong after them shows as such), padded to the set's width
-            # so that chunks of any width concatenate.
-            for key in ("correct_at", "real_at"):
-                stats[key] = jnp.pad(stats[key], ((0, 0), (0, full_width - stats[key].shape[1])))
-            real = batch.targets != PAD
-            if weights is not None:
-                position = self.alignment_targets(batch)
-                stats["align_hits"], stats["align_steps"] = agreement.argmax_hits(
-                    weights, position)
-                stats["align_any_hits"], _ = agreement.argmax_hits(
-                    weights, position, self.alignment_matches(batch))
-                # How spread attention is: entropy of each real target step's weights
-                # (multi-head: of the head-averaged weights).
-                stats["entropy"] = jnp.sum(entropy(weights) * real, axis=1)
-                # How sparse: the share of real source positions with weight exactly 0
-                # (sparsemax and entmax15 give exact zeros; softmax only by underflow).
-                source = (batch.source != PAD)[:, None, :]
-                zeros = jnp.sum((weights == 0) & source, -1) / jnp.maximum(
-                    jnp.sum(source, -1), 1)
-                stats["zero_share"] = jnp.sum(zeros * real, axis=1)
-            tokens, greedy_weights = greedy_decode(model, params, batch.source,
-                                                   batch.targets.shape[1])
-            stats["exact"] = jnp.all((tokens == batch.targets) | ~real, axis=1)
-            examples = {"tokens": tokens[heatmap_rows], "weights": greedy_weights[heatmap_rows]}
-            return stats, examples
-
-        compiled = over_members(evaluate_member, placement, shared=2)
-        starts = range(0, num_examples, chunk)
-        take = lambda x, start: x[np.arange(start, start + chunk) % num_examples]
-        chunks = self.held_out_chunks()
-        # Every chunk returns the rows at heatmaps % chunk; each example is kept from
-        # the chunk that holds it, heatmaps // chunk.
-        holder, rows = heatmaps // chunk, heatmaps % chunk
-
-        def over_chunks(function, params, *per_chunk):
-            """(stats {k: [M, N]}, examples {k: [M, H, ...]}) of a compiled
-            ``function(params, chunk, heat-map rows, *more)`` over every chunk."""
-            calls = zip(chunks, *per_chunk) if per_chunk else ((c,) for c in chunks)
-            parts, found = zip(*(jax.device_get(function(params, batch, rows, *more))
-                                 for batch, *more in calls))
-            stats = {k: np.concatenate([p[k] for p in parts], axis=1)[:, :num_examples]
-                     for k in parts[0]}
-            examples = {k: _stack_padded([f[k] for f in found])[holder, :, np.arange(len(rows))]
-                        .swapaxes(0, 1) for k in found[0]}  # [chunk, M, H, ...] -> [M, H, ...]
-            return stats, examples
-
-        # The seen lengths alone (train.curve_eval_every): the first of the sorted set.
-        seen = int(np.sum(self.eval_lengths <= self.config.task.train_max_length))
-        seen_chunks = self.held_out_chunks(seen)
-
-        def evaluate_seen(params) -> list[dict]:
-            parts = [jax.device_get(compiled(params, batch, rows)[0]) for batch in seen_chunks]
-            stats = {k: np.concatenate([p[k] for p in parts], axis=1)[:, :seen]
-                     for k in parts[0]}
-            return [{"metrics": evaluation.range_metrics(
-                {k: v[member] for k, v in stats.items()}, self.eval_lengths[:seen],
-                self.ranges[:1])} for member in range(len(stats["exact"]))]
-
-        if held_out.enabled(self.config):
-            draws = held_out.probes(self.eval_lengths, self.config.analysis.target_steps)
-            self.analyse = self._make_analysis(
-                model, placement, over_chunks,
-                [tuple(take(d, start) for d in draws) for start in starts])
-
-        def evaluate(params, seen_only: bool = False) -> list[dict]:
-            if seen_only:
-                return evaluate_seen(params)
-            stats, examples = over_chunks(compiled, params)
-            results = []
-            for member in range(len(stats["exact"])):
-                member_stats = {k: v[member] for k, v in stats.items()}
-                results.append({
-                    "metrics": evaluation.range_metrics(member_stats, self.eval_lengths,
-                                                        self.ranges),
-                    "by_length": evaluation.accuracy_by_length(member_stats, self.eval_lengths),
-                    "token_by_length": evaluation.token_accuracy_by_length(member_stats,
-                                                                           self.eval_lengths),
-                    "token_by_position": evaluation.token_accuracy_by_position(member_stats),
-                    "token_beyond_seen": evaluation.token_accuracy_beyond(
-                        member_stats, self.eval_lengths, self.config.task.train_max_length),
-                    "token_beyond_seen_no_eos": evaluation.token_accuracy_beyond(
-                        member_stats, self.eval_lengths, self.config.task.train_max_length,
-                        eos=False),
-                    "examples": {k: v[member] for k, v in examples.items()},
-                    "exact": member_stats["exact"]})
-            return results
-
-        def precompile(params):
-            """Compile the evaluation programs (one per chunk width) for ``params``'
-            shapes without running them: the training loop does it in a background thread
-            while the first train calls run (issue 39), and the evaluations then find them
-            compiled (JAX reuses an ahead-of-time compilation for the same call)."""
-            widths = {}
-            for batch in chunks + seen_chunks:
-                widths.setdefault(batch.source.shape, batch)
-            for batch in widths.values():
-                compiled.lower(params, batch, rows).compile()
-
-        evaluate.precompile = precompile
-        return evaluate
+    # The held-out set, as evaluations read it -------------------------------------
 
     def held_out_chunks(self, count: int | None = None) -> list[Batch]:
         """The held-out set (or its first ``count`` examples) in chunks of
@@ -342,120 +232,10 @@ class SymbolTask:
             lambda x: x[np.arange(start, start + chunk) % count], self.eval_set))
             for start in range(0, count, chunk)]
 
-    def _make_analysis(self, model, placement, over_chunks, probes):
-        """``analyse(stacked params)`` -> per member (metrics, heat-map maps): the implicit
-        analysis of the whole held-out set (training/held_out.py), run once, on the
-        final parameters, because it costs several evaluation passes."""
-        options, transformer = self.config.analysis, self.config.model.family == "transformer"
-
-        def analyse_member(params, batch: Batch, heatmap_rows, probe):
-            _, weights = teacher_forced(model, params, batch)
-            stats = held_out.analyse(model, params, batch, weights,
-                                     self.alignment_targets(batch), probe, options, transformer,
-                                     matches=self.alignment_matches(batch))
-            shown = jax.tree_util.tree_map(lambda x: x[heatmap_rows], batch)
-            maps = held_out.heatmap_maps(model, params, shown, options, transformer)
-            if weights is not None:  # the teacher-forced weights the maps compare with
-                maps["forced_weights"] = weights[heatmap_rows]
-            return stats, maps
-
-        compiled = over_members(analyse_member, placement, shared=3)
-
-        def analyse(params) -> list[tuple[dict, dict]]:
-            stats, maps = over_chunks(compiled, params, probes)
-            members = range(len(stats["implicit_hits"]))
-            return [(evaluation.analysis_metrics({k: v[m] for k, v in stats.items()},
-                                                 self.eval_lengths, self.ranges),
-                     {k: v[m] for k, v in maps.items()}) for m in members]
-        return analyse
-
-    def progress_line(self, metrics) -> str:
-        seen = self.ranges[0][0]
-        return ", ".join(f"{k.removeprefix('eval/')}={v:.4f}" for k, v in metrics.items()
-                         if "seq_acc" in k or ("align" in k and seen in k))
-
-    def pictures(self, result) -> tuple[dict, dict]:
-        """The heat-map examples' weights (none without explicit attention) and their
-        greedy outputs beside the targets."""
-        examples = self._heatmap_examples(result)
-        has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
-        trimmed = [plotting.trim_example(e) for e in examples]
-        images = ({f"attention_{j + 1}_length_{len(source)}": plotting.heatmap_pixels(e)
-                   for j, (e, (source, _, _)) in enumerate(zip(examples, trimmed))}
-                  if has_weights else {})
-        names = lambda tokens: " ".join(plotting.token_labels(
-            t for t in tokens if t not in (PAD, EOS)))
-        texts = {"samples": plotting.samples_markdown([
-            {"length": len(source), "source": names(source), "target": names(e["target"]),
-             "output": names(output), "correct": e["correct"]}
-            for e, (source, output, _) in zip(examples, trimmed)])}
-        return images, texts
-
     @functools.cached_property
-    def _heatmap_reference(self) -> np.ndarray:
+    def heatmap_reference(self) -> np.ndarray:
         """[H, T]: the true alignment of the heat-map examples (fixed: computed once)."""
         return self.eval_alignment[np.asarray(self.heatmap_indices, int)]
-
-    def _heatmap_examples(self, result) -> list[dict]:
-        """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
-        return [{"source": self.eval_set.source[i], "target": self.eval_set.targets[i],
-                 "output": result["examples"]["tokens"][j],
-                 "weights": result["examples"]["weights"][j],
-                 "correct": bool(result["exact"][i]), "reference": self._heatmap_reference[j]}
-                for j, i in enumerate(self.heatmap_indices)]
-
-    def finish(self, params, results, runs, step: int) -> list[Final]:
-        """Heat maps and accuracy by length; when the seen range first reached 0.99."""
-        seen = self.ranges[0][0]
-        # The last held-out evaluation, in ``results``, is the final one; the implicit
-        # analysis (analysis.implicit) runs once, here, on the final parameters.
-        analysed = (self.analyse(params) if held_out.enabled(self.config)
-                    else [({}, None)] * len(runs))
-        finals = []
-        for run, result, (analysis, maps) in zip(runs, results, analysed):
-            if run.workdir.is_writer:
-                self._plot(run, result, step)
-                if maps is not None and self.heatmap_indices:
-                    self._plot_explicit_vs_implicit(run, maps, step)
-            solved = [r for r in run.workdir.read_metrics()
-                      if (r.get(f"eval/seq_acc/{seen}") or 0.0) >= TARGET_SEQ_ACC]
-            finals.append(Final(summary={}, log=analysis, member={
-                "seq_acc_by_length": result["by_length"],
-                "token_acc_by_length": result["token_by_length"],
-                "token_acc_by_position": result["token_by_position"],
-                # Issue 35 (an audit as Shaw et al.): accuracy on the unseen positions alone.
-                "token_acc_beyond_seen_by_length": result["token_beyond_seen"],
-                "token_acc_beyond_seen_no_eos_by_length": result["token_beyond_seen_no_eos"],
-                f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
-                f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
-        return finals
-
-    def _plot_explicit_vs_implicit(self, run, maps, step):
-        shown = self.heatmap_indices
-        examples = held_out.side_by_side(maps, self.eval_set.source[shown],
-                                         self.eval_set.targets[shown],
-                                         run.config.analysis.implicit)
-        for example, reference in zip(examples, self._heatmap_reference):
-            example["reference"] = reference  # teacher forced: the same true alignment
-        title = f"{run.title} — {self.name}, step {step}"
-        plots = run.workdir.plots_dir
-        plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title)
-        layers = held_out.head_layers(maps, 0)
-        if layers:  # a Transformer: every head of the first (shortest) example
-            first = self.heatmap_indices[0]
-            plotting.attention_heads(plots / "attention_heads.png", self.eval_set.source[first],
-                                     self.eval_set.targets[first], layers, title)
-
-    def _plot(self, run, result, step):
-        plots, config = run.workdir.plots_dir, run.config
-        has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
-        if self.heatmap_indices and has_weights:  # none and fused attention record none
-            plotting.attention_heatmaps(plots / "attention.png", self._heatmap_examples(result),
-                                        f"{run.title} — {self.name}, step {step}")
-        plotting.accuracy_by_length(plots / "seq_acc_by_length.png",
-                                    {f"seed {config.seed}": result["by_length"]},
-                                    config.task.train_max_length,
-                                    f"{run.title} — {self.name}, step {step}")
 
 
 # Chunk widths are rounded up to a multiple of the set's width / WIDTH_STEPS, and of
@@ -481,14 +261,6 @@ def _trim(batch: Batch) -> Batch:
     assert np.all(np.sum(batch.targets != PAD, axis=1) <= width + extra)
     return Batch(batch.source[:, :width], batch.target_inputs[:, :width + extra],
                  batch.targets[:, :width + extra], batch.source_lengths)
-
-
-def _stack_padded(arrays) -> np.ndarray:
-    """Stack arrays whose shapes differ by chunk width, zero-padded (PAD for tokens,
-    zero weight) at the end of each axis to the widest."""
-    shape = np.max([a.shape for a in arrays], axis=0)
-    return np.stack([np.pad(a, [(0, int(w) - n) for w, n in zip(shape, a.shape)])
-                     for a in arrays])
 
 
 class Copy(SymbolTask):

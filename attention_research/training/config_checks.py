@@ -14,6 +14,7 @@ from attention_research.models import FAMILIES
 from attention_research.models.embeddings import TIES
 from attention_research.tasks import get_task
 from attention_research.training.state import OPTIMIZERS, SCHEDULES
+from attention_research.training.evaluation import evaluation_class
 
 __all__ = ["ConfigError", "validate"]
 
@@ -177,7 +178,8 @@ def validate(config):
     spc = train.steps_per_call
     require(train.curve_eval_every >= 0,
             f"train.curve_eval_every must be >= 0 (0: off), got {train.curve_eval_every}")
-    require(train.curve_eval_every == 0 or get_task(task.name).curve_evaluation,
+    require(train.curve_eval_every == 0
+            or evaluation_class(get_task(task.name)).curve_evaluation,
             f"train.curve_eval_every evaluates the lengths seen in training alone; task "
             f"{task.name!r} has no such evaluation: set it to 0")
     for field in ("num_steps", "log_every", "eval_every", "checkpoint_every",

@@ -1,5 +1,5 @@
 """Implicit attention, rollout and their agreement with the explicit weights, measured
-on a held-out chunk, jitted and vmapped over members (tasks/synthetic.py runs it over
+on a held-out chunk, jitted and vmapped over members (training/evaluation/ runs it over
 the held-out set once, on the final parameters).
 
 Turned on by ``config.analysis.implicit`` (a method of implicit.py). A whole implicit
@@ -9,7 +9,7 @@ drawn uniformly (with replacement) once for the held-out set, the same for every
 member and evaluation — an unbiased estimate of the mean over (example, step) pairs
 with examples weighted equally. 0 reads every step, exactly. The heat-map examples
 always get whole maps. Per example it adds to the evaluation's statistics (sums, so
-that evaluation.range_metrics turns them into per-range means):
+that evaluation.ranges.range_metrics turns them into per-range means):
 
 * ``implicit_hits`` / ``implicit_steps`` — the implicit map's argmax on the true
   source position (any model, ``none`` included; where the alignment is known);

@@ -11,9 +11,11 @@ A run never reports garbage (``health.py``): a member whose loss, gradient norm 
 parameters become non-finite stops at its last finite state. Its ``summary.json``
 says why (``status: failed``), and the other members of its cohort train on.
 
-The loop names no task and no model family: the task (from the task registry)
-supplies batches, evaluation and the final evaluation; the model comes from the
-family registry; the alignment's training signal from the attention registry.
+The loop names no task, no model family and no figure: the task (from the task
+registry) supplies batches and held-out data, its evaluation (``evaluation/``)
+runs the models over that data, the model comes from the family registry, the
+alignment's training signal from the attention registry, and the figures from the
+caller (``Cohort(figures=...)``; ``attention_research.api`` hands reports' in).
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ from tqdm import tqdm
 
 from attention_research import models
 from attention_research.attention import training_signal
-from attention_research.reports import plotting
-from attention_research.tasks import Run, get_task
+from attention_research.tasks import get_task
 from attention_research.training import compile_ahead, health, memory, timing
+from attention_research.training.evaluation import Run, make_evaluation
 from attention_research.training.mesh import Placement, fetch, make_mesh
 from attention_research.training.selection import average_parameters
 from attention_research.training.state import make_initializer, make_optimizer, member_hyperparams
@@ -42,7 +44,7 @@ from attention_research.training.summary import describe, member_summary
 class Cohort:
     """State of one cohort's training, split into small steps for readability."""
 
-    def __init__(self, configs, workdirs, start_time, environment=None):
+    def __init__(self, configs, workdirs, start_time, environment=None, figures=None):
         self.configs = configs
         self.config = config = configs[0]  # every member shares the structure
         self.start_time = start_time
@@ -71,7 +73,11 @@ class Cohort:
         self.train_program = compile_ahead.TrainProgram(
             make_train_call(self.model, self.tx, config, self.placement,
                             sample_batch=self.task.sample_batch), len(configs))
-        self.evaluate = self.task.make_evaluation(self.model, self.placement)
+        # The task's evaluation runs the models over its held-out data (evaluation/);
+        # what is drawn from it is the reports layer's, handed in (``figures(task)``:
+        # reports/figures.py's ``figures_for``; None draws nothing).
+        self.evaluate = make_evaluation(self.task, self.model, self.placement)
+        self.figures = figures(self.task) if figures is not None else None
         self.precompiled_evaluation = compile_ahead.EvaluationPrecompile(self.evaluate)
         self.selection = None  # BestParameters with train.best_metric (set by resume)
         self.final_choice = [{} for _ in configs]  # how each member's final params were chosen
@@ -215,8 +221,8 @@ class Cohort:
             for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
                 if self.healthy(member):
                     workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
-                    if workdir.is_writer:  # heat maps and samples for TensorBoard
-                        workdir.log_pictures(step, *self.task.pictures(result))
+                    if workdir.is_writer and self.figures is not None:  # for TensorBoard
+                        workdir.log_pictures(step, *self.figures.pictures(result))
         return results
 
     def run_curve_eval(self, step, state):
@@ -256,13 +262,13 @@ class Cohort:
             return params, self.evaluate(params)
 
     def finish(self, step, params, results):
-        """The task's final evaluation and plots, learning curves, summary.json.
+        """The final evaluation, the figures (heat maps, learning curves), summary.json.
 
         A failed member's directory takes no more writes (``check_health``): it keeps
         its failure summary, and no plot is made of its frozen parameters."""
         runs = [Run(config, workdir, describe(config))
                 for config, workdir in zip(self.configs, self.workdirs)]
-        finals = self.task.finish(params, results, runs, step)
+        finals = self.evaluate.finish(params, results, runs, step)
         summaries = []
         for member, (run, result, final) in enumerate(zip(runs, results, finals)):
             if not self.healthy(member):
@@ -274,10 +280,8 @@ class Cohort:
             # logs only its own (its analysis).
             if unlogged := run.workdir.unlogged(step, final.log):
                 run.workdir.log(step, member, {**unlogged, "time_s": self.elapsed()})
-            if run.workdir.is_writer:
-                plotting.learning_curves(run.workdir.plots_dir / "learning_curves.png",
-                                         run.workdir.read_metrics(), run.title,
-                                         score=self.task.curve_score)
+            if run.workdir.is_writer and self.figures is not None:
+                self.figures.draw(run, step, result, final)
             summary = self.summary(member, step, "finished", final, result)
             run.workdir.write_summary(summary)
             summaries.append(summary)
@@ -345,7 +349,7 @@ def train_steps(cohort: Cohort, checkpoints, state, step: int, hooks, progress: 
             if at(train_config.eval_every):
                 results = cohort.run_eval(step, state)
                 first = min(m for m in range(len(cohort.configs)) if cohort.healthy(m))
-                line = f"step {step}: " + cohort.task.progress_line(results[first]["metrics"])
+                line = f"step {step}: " + cohort.evaluate.progress_line(results[first]["metrics"])
                 if len(cohort.configs) > 1:
                     line += f" (member {first} of {len(cohort.configs)})"
                 if progress and cohort.is_writer:

@@ -275,14 +275,14 @@ def experiment_baseline(destination) -> str | None:
 
 def redraw(destination) -> int:
     """Rewrite a record's summary.md, summary.csv and report plots from its members'
-    files with today's report code (the task's ``write_sweep_report``); returns how many
+    files with today's report code (reports/figures.py's ``sweep_report_for``); returns how many
     members it read. Heat maps and hand-written notes are left as they are. A record
     with no summary.csv holds a sweep recorded before it finished (its members one by
     one): it has no report to redraw until the sweep is finished, and is left alone.
     Its ``only/<text>/`` reports are redrawn too, each from the members whose name holds
     ``<text>``, as ``--only`` chose them (findings read them for members the sweep's
     report lacks, and their plots are linked from the docs)."""
-    from attention_research.running.sweep import report_writer
+    from attention_research.api import report_writer
     if not (Path(destination) / "summary.csv").is_file():
         return 0
     members = recorded_members(destination)

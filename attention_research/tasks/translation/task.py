@@ -2,30 +2,24 @@
 ``ding_de_en`` built in) as a Task.
 
 What differs from the symbol tasks: batches come from the input pipeline
-(``pipeline.py``) on the host instead of being sampled inside the step; evaluation
-during training is the validation loss and greedy BLEU; at the end the
-``task.eval_split`` split is translated with beam search and scored with sacrebleu
-(BLEU, chrF, BLEU by source length), and sample translations are drawn with their
-attention over subword pieces. With ``analysis.implicit`` the same split is analysed
-once more, teacher-forced: implicit against explicit attention (analysis.py).
+(``pipeline.py``) on the host instead of being sampled inside the step, and no
+alignment is known. The task holds the corpus, its subword model (one for both
+languages), its tokenized splits and their references, and turns a model's tokens
+back into text (``detokenize``). ``training/evaluation/corpus.py`` runs the models over it (the
+task's ``evaluation``: validation loss and greedy BLEU during training, the test split
+decoded with beam search and scored with sacrebleu at the end), and
+``reports/figures.py`` draws its samples' attention over subword pieces.
 """
 
 from __future__ import annotations
 
 import functools
 
-import jax
 import numpy as np
 
-from attention_research.reports import plotting
-from attention_research.training import held_out
 from attention_research.data import EOS, PAD, Batch
 from attention_research.errors import require
-from attention_research.tasks.protocol import Final
-from attention_research.tasks.translation import (analysis, datasets, metrics, pipeline,
-                                                   subwords)
-from attention_research.reports import translation as report
-from attention_research.training.steps import make_teacher_forced, make_translate
+from attention_research.tasks.translation import datasets, pipeline, subwords
 
 
 # The length fields of each built-in corpus: training bucket widths (pieces of a
@@ -107,8 +101,7 @@ def _prepared(dataset, data_dir, data_path, source_language, target_language, ev
 class Translation:
     name = "translation"
     curve_score = "bleu"
-    curve_evaluation = False  # BLEU needs the whole split decoded
-    write_sweep_report = staticmethod(report.write_sweep_report)
+    evaluation = "corpus"  # training/evaluation/corpus.py runs the models over it
     sample_batch = None  # batches come from the host pipeline
 
     @classmethod
@@ -283,74 +276,6 @@ class Translation:
     def alignment_targets(self, batch):
         return None  # a translation's alignment is not known
 
-    def make_evaluation(self, model, placement):
-        """Validation loss and token accuracy (teacher forcing) and greedy BLEU/chrF."""
-        teacher_forced = make_teacher_forced(model, placement)
-        self.greedy = make_translate(model, placement, 1, 0.0)
-        self.beam = make_translate(model, placement, self.config.task.beam_size,
-                                   self.config.task.length_penalty,
-                                   self.config.task.coverage_penalty)
-        if held_out.enabled(self.config):
-            self.analyse = analysis.make_analysis(self, model, placement)
-
-        def evaluate(params) -> list[dict]:
-            means = self._validation_means(teacher_forced, params)
-            split = self.splits["validation"]
-            shown = self._sample_indices(split)[:4]  # TensorBoard's samples (``pictures``)
-            hypotheses, drawn = self.translate(params, "validation", beam=False,
-                                               indices=shown)
-            references = self.references["validation"]
-            results = []
-            for member in range(len(self.seeds)):
-                scores = metrics.corpus_scores(hypotheses[member], references)
-                results.append({"metrics": {
-                    **{f"eval/{name}/validation": float(value[member])
-                       for name, value in means.items()},
-                    **{f"eval/{name}/validation": value for name, value in scores.items()}},
-                    "samples": [{"source": split.source_texts[i], "reference": references[i],
-                                 "greedy translation": hypotheses[member][i]} for i in shown],
-                    "drawn": [{"source": source, "output": tokens[member],
-                               "weights": weights[member], "correct": None}
-                              for source, tokens, weights in drawn.values()]})
-            return results
-        return evaluate
-
-    def _validation_means(self, teacher_forced, params) -> dict:
-        """Per member, over the validation split's target tokens: loss, token accuracy
-        and, with a pointer-generator, copy rate (mean 1 − p_gen)."""
-        split = self.splits["validation"]
-        names = {"nll": "loss", "correct": "token_acc", "copied": "copy_rate"}
-        sums = {}
-        for rows, batch in pipeline.eval_batches(split, self.config.task.eval_batch_size,
-                                                 self.eval_widths):
-            stats = jax.device_get(teacher_forced(params, batch))
-            real = len(rows)  # the last batch is filled up with copies of its final row
-            for key, value in stats.items():
-                sums[key] = sums.get(key, 0.0) + value[:, :real].sum(axis=1)
-        return {names[key]: sums[key] / sums["count"] for key in names if key in sums}
-
-    def translate(self, params, split_name, beam: bool, indices=(), alphas=None):
-        """Every member's detokenised translations of a split, and the source, tokens and
-        weights of the sentences ``indices``: ([M][N] strings, {index: (source, tokens
-        per member, weights per member)}). ``alphas`` [M]: each member's length penalty
-        (beam search; None: task.length_penalty)."""
-        split, task = self.splits[split_name], self.config.task
-        translate = self.beam if beam else self.greedy
-        outputs = [[""] * len(split) for _ in self.seeds]
-        wanted, drawn = set(indices), {}
-        for rows, batch in pipeline.eval_batches(split, task.eval_batch_size, self.eval_widths):
-            width = batch.source.shape[1]
-            max_length = min(task.eval_max_length, 2 * width)
-            tokens, weights = jax.device_get(translate(params, batch.source, max_length,
-                                                       alphas) if beam
-                                             else translate(params, batch.source, max_length))
-            for j, index in enumerate(rows):
-                for member in range(len(self.seeds)):
-                    outputs[member][index] = self.detokenize(tokens[member, j])
-                if index in wanted:
-                    drawn[index] = (batch.source[j], tokens[:, j], weights[:, j])
-        return outputs, drawn
-
     def detokenize(self, tokens) -> str:
         tokens = [int(t) for t in tokens]
         if EOS in tokens:
@@ -358,175 +283,10 @@ class Translation:
         text = self.processor.decode([t for t in tokens if t != PAD])
         return subwords.restore([text], self.restoring)[0]
 
-    def pictures(self, result) -> tuple[dict, dict]:
-        """Greedy translations of a few validation sentences and their heat maps (none
-        without explicit attention, which records no weights)."""
-        images = {f"attention_{j + 1}": plotting.heatmap_pixels(example)
-                  for j, example in enumerate(result["drawn"]) if np.any(example["weights"])}
-        return images, {"samples": plotting.samples_markdown(result["samples"])}
-
-    def progress_line(self, metrics_) -> str:
-        return ", ".join(f"{k.removeprefix('eval/')}={v:.3f}" for k, v in metrics_.items())
-
-    def _sample_indices(self, split):
+    def sample_indices(self, split):
         """``num_samples`` sentences spread over the source lengths."""
         count = min(self.config.task.num_samples, len(split))
         if not count:
             return []
         order = np.argsort(split.source_lengths, kind="stable")
         return [int(order[i]) for i in np.linspace(0, len(order) - 1, count).round().astype(int)]
-
-    def finish(self, params, results, runs, step: int) -> list[Final]:
-        """Translate ``task.eval_split`` (beam search), score it, write and draw it."""
-        task = self.config.task
-        split = self.splits[task.eval_split]
-        samples = self._sample_indices(split)
-        hypotheses, drawn = self.translate(params, task.eval_split, beam=task.beam_size > 1,
-                                           indices=samples)
-        # The implicit analysis (analysis.implicit) runs once, here, on the final parameters.
-        analysed = (self.analyse(params, samples) if held_out.enabled(self.config)
-                    else [({}, [])] * len(runs))
-        references = self.references[task.eval_split]
-        finals = []
-        for member, run in enumerate(runs):
-            scores = metrics.corpus_scores(hypotheses[member], references)
-            by_length = metrics.bleu_by_length(hypotheses[member], references,
-                                               split.source_texts, task.bleu_length_bins)
-            scored = {f"{task.eval_split}/{name}": value for name, value in scores.items()}
-            sample_rows = [{"source": split.source_texts[i], "reference": references[i],
-                            "translation": hypotheses[member][i]} for i in samples]
-            finals.append(Final(
-                log=scored | analysed[member][0],
-                summary={"dataset": task.dataset,
-                         "decoding": {"split": task.eval_split, "beam_size": task.beam_size,
-                                      "length_penalty": task.length_penalty,
-                                      "coverage_penalty": task.coverage_penalty},
-                         "data": {name: len(s) for name, s in self.splits.items()}
-                         | {"train_pairs_too_long": self.batches.skipped,
-                            "vocab_size": self.vocab_size}},
-                member={"bleu_by_length": by_length, "samples": sample_rows}))
-            if run.workdir.is_writer:
-                self._write_translations(run.workdir, split, references, task.eval_split,
-                                         hypotheses[member])
-                self._plot(run, step, member, drawn, by_length)
-                self._plot_explicit_vs_implicit(run, step, analysed[member][1])
-        for name in task.also_translate:  # scored and written beside, drawn nowhere
-            hypotheses, _ = self.translate(params, name, beam=task.beam_size > 1)
-            for member, run in enumerate(runs):
-                scores = metrics.corpus_scores(hypotheses[member], self.references[name])
-                finals[member].log.update({f"{name}/{k}": v for k, v in scores.items()})
-                if run.workdir.is_writer:
-                    self._write_translations(run.workdir, self.splits[name],
-                                             self.references[name], name, hypotheses[member])
-        if task.length_penalty_search:
-            self._at_tuned_length_penalty(params, runs, finals)
-        return finals
-
-    def _at_tuned_length_penalty(self, params, runs, finals):
-        """Translate the validation split at every alpha of task.length_penalty_search,
-        take for each member the alpha of its best cased validation BLEU, or the
-        smallest (task.length_penalty_select), among those whose long outputs are long
-        enough (task.length_penalty_min_ratio; ``best_length_penalty``), and translate
-        the final splits again at it, scored and written as '<split>.lp_tuned' (TUNED).
-        A length penalty tuned for neither of two models decides how short each one's
-        long outputs are (GNMT, Wu et al. 2016, Sec. 7, tuned alpha on development
-        data); the translations at task.length_penalty stay as they were."""
-        task = self.config.task
-        grid = [float(alpha) for alpha in task.length_penalty_search]
-        references = self.references["validation"]
-        words = np.array([len(s.split()) for s in self.splits["validation"].source_texts])
-        # Whole-split ratios where the validation split has no long source (smoke runs).
-        long = np.flatnonzero(words >= task.length_penalty_long_words) if np.any(
-            words >= task.length_penalty_long_words) else np.arange(len(words))
-        measured = [{} for _ in runs]  # per member {alpha: {bleu, length ratios}}
-        for alpha in grid:
-            hypotheses, _ = self.translate(params, "validation", beam=True,
-                                           alphas=[alpha] * len(runs))
-            for member in range(len(runs)):
-                statistics = metrics.sentence_statistics(hypotheses[member], references)
-                ratio = lambda rows: float(statistics[rows, 8].sum()  # noqa: E731
-                                           / max(statistics[rows, 9].sum(), 1))
-                # Corpus BLEU from the same statistics (bleu_from_statistics: sacrebleu's
-                # corpus_bleu to 1e-13), not a second scoring with chrF it would discard.
-                measured[member][alpha] = {
-                    "bleu": metrics.bleu_from_statistics(statistics.sum(0)),
-                    "length_ratio": ratio(slice(None)), "long_length_ratio": ratio(long)}
-        chosen = [best_length_penalty(m, task.length_penalty_min_ratio, task.length_penalty,
-                                      task.length_penalty_select) for m in measured]
-        for member, final in enumerate(finals):
-            final.summary["decoding"]["length_penalty_search"] = {
-                "validation": {str(alpha): m for alpha, m in measured[member].items()},
-                "long_words": task.length_penalty_long_words,
-                "min_ratio": task.length_penalty_min_ratio,
-                "select": task.length_penalty_select, "chosen": chosen[member]}
-            final.log["validation/length_penalty_chosen"] = chosen[member]
-        for name in (task.eval_split, *task.also_translate):
-            hypotheses, _ = self.translate(params, name, beam=True, alphas=chosen)
-            for member, run in enumerate(runs):
-                scores = metrics.corpus_scores(hypotheses[member], self.references[name])
-                finals[member].log.update({f"{name}{TUNED}/{k}": v for k, v in scores.items()})
-                if run.workdir.is_writer:
-                    self._write_translations(run.workdir, self.splits[name],
-                                             self.references[name], name + TUNED,
-                                             hypotheses[member])
-
-    @staticmethod
-    def _write_translations(workdir, split, references, name, hypotheses):
-        """translations/<split>.{source,reference,hypothesis}.txt, one sentence a line:
-        what sacrebleu's command line takes, e.g. for a paired bootstrap test between
-        two runs (sacrebleu REF -i HYP_A HYP_B --paired-bs). The hypotheses are the
-        restored ones BLEU was computed on (subwords.restore)."""
-        folder = workdir.path / "translations"
-        folder.mkdir(exist_ok=True)
-        for kind, lines in (("source", split.source_texts), ("reference", references),
-                            ("hypothesis", hypotheses)):
-            (folder / f"{name}.{kind}.txt").write_text("".join(f"{line}\n" for line in lines))
-
-    def _plot_explicit_vs_implicit(self, run, step, examples):
-        """The sample sentences' explicit weights, implicit map (and rollout) side by
-        side over their subword pieces; a Transformer's every head of the first."""
-        if not examples:
-            return
-        title = f"{run.title} — {self.config.task.dataset}, step {step}"
-        plots, labels = run.workdir.plots_dir, self.processor.id_to_piece
-        plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title,
-                                      labels=labels)
-        first = examples[0]
-        if first["layers"]:
-            plotting.attention_heads(plots / "attention_heads.png", first["source"],
-                                     first["target"], first["layers"], title, labels=labels)
-
-    def _plot(self, run, step, member, drawn, by_length):
-        plots = run.workdir.plots_dir
-        examples = []
-        for source, tokens, weights in drawn.values():
-            if not np.any(weights[member]):
-                continue  # no attention (none, fused) records no weights
-            examples.append({"source": source, "output": tokens[member],
-                             "weights": weights[member], "correct": None})
-        if examples:  # the four shortest samples: small enough to read every piece
-            plotting.attention_heatmaps(
-                plots / "attention.png", examples[:4],
-                f"{run.title} — {self.config.task.dataset}, step {step}",
-                labels=self.processor.id_to_piece)
-        plotting.bleu_by_length(plots / "bleu_by_length.png",
-                                {f"seed {run.config.seed}": by_length}, run.title)
-
-
-def best_length_penalty(measured: dict, min_ratio: float = 0.0, default: float = 0.6,
-                        select: str = "bleu") -> float:
-    """The alpha of ``measured`` ({alpha: {'bleu', 'long_length_ratio', ...}}) among
-    those whose long outputs are at least ``min_ratio`` of the references' length: with
-    the highest validation BLEU (``select`` 'bleu'), or the smallest ('smallest': the
-    least penalty that makes long outputs long enough, where BLEU is flat and its best
-    would be noise). If none is long enough, the alpha of the longest long outputs. A tie
-    goes to the alpha nearest ``default`` (task.length_penalty), then the larger: no tie
-    leans toward shorter outputs."""
-    eligible = {a: m for a, m in measured.items() if m["long_length_ratio"] >= min_ratio}
-    if eligible and select == "smallest":
-        return min(eligible)
-    key = "bleu" if eligible else "long_length_ratio"
-    candidates = eligible or measured
-    best = max(m[key] for m in candidates.values())
-    return min((a for a, m in candidates.items() if m[key] == best),
-               key=lambda a: (round(abs(a - default), 9), -a))

@@ -1,9 +1,9 @@
-"""The implicit analysis (training/held_out.py) of a translation model, once, on the
-final parameters: the ``task.eval_split`` sentences teacher-forced on their
-references, in the evaluation's batches (pipeline.eval_batches), jitted and vmapped
-over members.
+"""The implicit analysis (training/held_out.py) of a model on a parallel corpus, once,
+on the final parameters (``corpus.py``): the ``task.eval_split`` sentences
+teacher-forced on their references, in the evaluation's batches
+(pipeline.eval_batches), jitted and vmapped over members.
 
-A translation's alignment is not known, so there is no alignment accuracy: the
+A corpus's alignment is not known, so there is no alignment accuracy: the
 analysis gives Kendall τ_b between the explicit weights and the implicit map over the
 reference's pieces (EOS left out), and the ablation drops (agreement.py) — whether
 zeroing the source piece the weights rank highest costs the output more than zeroing
@@ -17,7 +17,8 @@ import jax
 import numpy as np
 
 from attention_research.tasks.translation import pipeline
-from attention_research.training import evaluation, held_out
+from attention_research.training import held_out
+from attention_research.training.evaluation import ranges
 from attention_research.training.steps import over_members, teacher_forced
 
 SHOWN = 4  # sample sentences drawn side by side (the shortest: every piece readable)
@@ -63,9 +64,9 @@ def make_analysis(task, model, placement):
                 sums = {k: np.zeros((members, len(split)), np.float64) for k in stats}
             for key, value in stats.items():  # the filler rows repeat the last: dropped
                 sums[key][:, rows] = value[:, :len(rows)]
-        ranges = [(split_name, 0, np.iinfo(np.int32).max)]
-        metrics = [evaluation.analysis_metrics({k: v[m] for k, v in sums.items()},
-                                               source_lengths, ranges)
+        whole = [(split_name, 0, np.iinfo(np.int32).max)]  # one range: the split
+        metrics = [ranges.analysis_metrics({k: v[m] for k, v in sums.items()},
+                                           source_lengths, whole)
                    for m in range(members)]
         examples = _examples(samples, split, task.eval_widths, draw_maps, params, members,
                              options.implicit)

@@ -1,7 +1,8 @@
 """Held-out metrics by length range, from the per-example statistics of an eval call.
 
-Ranges: lengths seen in training (1 … train_max_length) and longer ones
-(train_max_length + 1 … eval_max_length), the length-generalisation split.
+Ranges (the task's ``length_ranges``): lengths seen in training (1 …
+train_max_length) and longer ones (train_max_length + 1 … eval_max_length), the
+length-generalisation split.
 Sequence accuracy is greedy exact match including EOS; alignment accuracy is the
 share of target steps whose attention argmax is the correct source position;
 attention entropy is the mean entropy (nats) of a target step's weights.
@@ -10,18 +11,6 @@ attention entropy is the mean entropy (nats) of a target step's weights.
 from __future__ import annotations
 
 import numpy as np
-
-
-def length_ranges(train_max_length: int, eval_max_length: int, range_ends=()):
-    """[(name, first, last)]: the seen range, then the longer lengths, in one range or
-    cut after each of ``range_ends`` (e.g. (80,) with 1-20 seen, 200 held out:
-    len1-20, len21-80, len81-200)."""
-    ranges, first = [(f"len1-{train_max_length}", 1, train_max_length)], train_max_length + 1
-    for last in [*sorted(range_ends), eval_max_length]:
-        if last >= first:
-            ranges.append((f"len{first}-{last}", first, last))
-            first = last + 1
-    return ranges
 
 
 def _ratio(numerator, denominator):
@@ -135,11 +124,3 @@ def token_accuracy_beyond(stats: dict, lengths: np.ndarray, position: int,
     correct, real = correct.sum(1), real.sum(1)
     return {int(n): _ratio(correct[lengths == n].sum(), real[lengths == n].sum())
             for n in np.unique(lengths) if real[lengths == n].sum()}
-
-
-def heatmap_indices(lengths: np.ndarray, train_max_length: int, count: int):
-    """Indices of ``count`` held-out examples spread over the lengths, seen and longer."""
-    if count == 0:
-        return []
-    targets = np.linspace(min(10, train_max_length), lengths.max(), count).round()
-    return [int(np.argmax(lengths >= t)) for t in targets]
