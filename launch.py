@@ -280,7 +280,7 @@ def run():
         initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
     from attention_research.running import compilation_cache
     from attention_research.training.config_checks import validate
-    from attention_research.running.workdir import parse_resume_with
+    from attention_research.running.config_changes import parse_resume_with
 
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
@@ -337,8 +337,11 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
     import jax
     from experiments.lab.record import record
     from attention_research.api import run_sweep, train
+    from attention_research.metric_names import (FIRST_STEP_SOLVED, SOLVED_SEQ_ACC,
+                                                 TIME_TO_SOLVED, as_column)
     from attention_research.running.sweep import failure_line
-    from attention_research.running.workdir import claim, ensure_writable
+    from attention_research.running.kinds import claim
+    from attention_research.running.workdir import ensure_writable
 
     if jax.process_index() == 0:
         ensure_writable(workdir)  # a clear error now, not after compiling
@@ -366,13 +369,13 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
                     refinish=_REFINISH.value)
     for member in summary["members"]:
         wanted = ("seq_acc", "/bleu", "/chrf")
-        final = ", ".join(f"{k.removeprefix('eval/')}={v:.4f}"
+        final = ", ".join(f"{as_column(k)}={v:.4f}"
                           for k, v in member["final"].items() if any(w in k for w in wanted))
         print(f"member {member['member']} (seed {member['seed']}): {final}")
-        solved = member.get("time_to_seq_acc_0.99_s")
+        solved = member.get(TIME_TO_SOLVED)
         if solved is not None:
-            print(f"  reached 0.99 sequence accuracy on seen lengths at step "
-                  f"{member['first_step_seq_acc_0.99']}, {solved:.1f} s after start")
+            print(f"  reached {SOLVED_SEQ_ACC} sequence accuracy on seen lengths at step "
+                  f"{member[FIRST_STEP_SOLVED]}, {solved:.1f} s after start")
     for warning in summary.get("warnings", []):
         print(f"warning: {warning}")
     memory = summary["memory"]

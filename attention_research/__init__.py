@@ -4,7 +4,8 @@ The package is a stack of layers; each imports only from its own layer and the o
 below it (``LAYERS``, bottom first; tests/test_layout.py checks every import, those
 inside functions too). docs/extending.md says what each module holds.
 
-* ``errors``, ``data``: the errors every layer raises; the special tokens and ``Batch``.
+* ``errors``, ``data``, ``metric_names``: the errors every layer raises; the special
+  tokens and ``Batch``; the name of every logged metric.
 * ``attention``: the score functions and alignments, and their registries.
 * ``models``: the model families (RNN encoder-decoder, Transformer, decoder-only).
 * ``analysis``: implicit attention, rollout and agreement, functions of a model.
@@ -24,7 +25,7 @@ __version__ = "0.1.0"
 
 # Each layer: its name and the top-level modules and folders of the package it holds.
 LAYERS = (
-    ("base", ("errors", "data")),
+    ("base", ("errors", "data", "metric_names")),
     ("attention", ("attention",)),
     ("models", ("models",)),
     ("analysis", ("analysis",)),

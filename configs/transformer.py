@@ -42,7 +42,7 @@ def translation_overrides(pin=None) -> dict:
     the fields of ``SWEEP_FIELDS``, then any other model, train or task field the two
     configs set apart (a recipe's sizes or vocabulary for the Transformer alone), so that
     the member trains what ``configs/transformer.py:task=translation`` does."""
-    from attention_research.running.workdir import flatten
+    from attention_research.running.config_changes import flatten
     pinned = pin or (lambda c: c)
     ours = pinned(get_config("task=translation"))
     rnn = pinned(base.get_config("task=translation"))

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # configs/ when run as a script
 
+from attention_research.metric_names import TIME, TRAIN_LOSS  # noqa: E402
 from attention_research.running import sweeps  # noqa: E402
 from configs import additive, base  # noqa: E402
 
@@ -69,7 +70,7 @@ def _phases(workdir: Path) -> tuple[float, float, float]:
     """(start to the first train log, training and evaluation, after the last step) in s,
     from what a run wrote: its metrics' ``time_s`` and its summary's wall time."""
     records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
-    train = [r["time_s"] for r in records if "train/loss" in r]
+    train = [r[TIME] for r in records if TRAIN_LOSS in r]
     wall = json.loads((workdir / "summary.json").read_text())["wall_time_s"]
     return train[0], train[-1] - train[0], wall - train[-1]
 

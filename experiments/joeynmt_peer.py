@@ -43,6 +43,9 @@ sys.path.insert(0, str(ROOT))
 from absl import app, flags  # noqa: E402
 from ml_collections import config_flags  # noqa: E402
 
+from attention_research.metric_names import TRAIN_TOKENS_PER_S  # noqa: E402
+
+
 def _define_flags():
     """The command line's flags, defined when run as a script only: findings.py imports
     every experiment file, and absl refuses a flag defined twice."""
@@ -203,7 +206,7 @@ def score(config, out: Path, split: str = "test", ours=()):
         if f"{split}/bleu" not in final:
             raise ValueError(f"{folder} translated no {split} split at the end (its "
                              f"task.eval_split): compare on the split it did")
-        rates = [json.loads(line).get("train/tokens_per_s") for line in
+        rates = [json.loads(line).get(TRAIN_TOKENS_PER_S) for line in
                  (folder / "metrics.jsonl").read_text().splitlines()]
         rates = [r for r in rates if r]
         rows.append([f"ours, {folder.name}", *(f"{final[f'{split}/{k}']:.2f}" for k in

@@ -26,6 +26,7 @@ alignments where they are known, on the symbol tasks (``compare_attention``).
 """
 
 
+from attention_research.metric_names import eval_key
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base
@@ -52,7 +53,7 @@ def get_config(arg=None):
         # in results/luong_table4_multi30k. Its findings are decided by the same rule.
         config = base.get_config("task=translation")
         config.name = "luong_table4_multi30k"
-        config.train.best_metric = "eval/bleu/validation"
+        config.train.best_metric = eval_key("bleu", "validation")
     else:
         # Recorded on ding_de_en, the default corpus then: pinned.
         config = Translation.use_corpus(base.get_config("task=translation"), "ding_de_en")

@@ -29,6 +29,7 @@ direction; not reproduced when it rules the minimum effect out in that direction
 inconclusive otherwise), are RULES below. Result: pending (results/luong_table6/).
 """
 
+from attention_research.metric_names import column, length_range
 from attention_research.running import sweeps
 from configs import base
 
@@ -38,7 +39,8 @@ SETTINGS = ([{SCORE: score} for score in ("location", "dot", "general")]
 TASK = "reverse"
 SEEDS = list(range(300, 312))  # never used by any record before
 REPLICATION_SEEDS = list(range(320, 332))
-STATISTIC = "align_acc/len1-25"  # at the last step (1,500), every length seen in training
+# At the last step (1,500), on every length seen in training.
+STATISTIC = column("align_acc", length_range(1, 25))
 MIN_EFFECT = 0.02  # stats.ACCURACY's minimum effect
 RULES = {
     "location-aligns-poorly": (

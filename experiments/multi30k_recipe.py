@@ -30,6 +30,7 @@ family's Multi30k default; 2 seeds is a weak test, so the report's intervals say
 sure that choice is.
 """
 
+from attention_research.metric_names import eval_key, final_key
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base, transformer
@@ -60,7 +61,7 @@ def get_config(arg=None):
         Translation.use_corpus(base.get_config("task=translation"), "multi30k"), RECIPE)
     config.name = "multi30k_recipe"
     config.task.eval_split = "validation"  # tuning never reads the test split
-    config.train.best_metric = "eval/bleu_lc/validation"
+    config.train.best_metric = eval_key("bleu_lc", "validation")
     return base.shrink_if_tiny(config, arg)
 
 
@@ -85,7 +86,8 @@ def choice(results) -> dict[str, tuple[str, float]]:
             finals = f.member_finals(results, setting)
             if len(finals) < len(SEEDS):
                 break
-            means[name] = sum(m["final"]["validation/bleu_lc"] for m in finals) / len(finals)
+            means[name] = (sum(m["final"][final_key("validation", "bleu_lc")] for m in finals)
+                           / len(finals))
         else:
             best[family] = max(means.items(), key=lambda item: item[1])
     return best

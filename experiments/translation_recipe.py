@@ -26,6 +26,7 @@ once every translation BLEU was rescored with the characters SentencePiece's
 normaliser changes restored, issue 35: results/translation_recipe/summary.md).
 """
 
+from attention_research.metric_names import eval_key
 from attention_research.running import sweeps
 from attention_research.tasks.translation.task import Translation
 from configs import base
@@ -54,7 +55,7 @@ def get_config(arg=None):
     config.train.num_steps = 8000
     config.train.eval_every = 500
     config.train.checkpoint_every = 1000
-    config.train.best_metric = "eval/bleu/validation"
+    config.train.best_metric = eval_key("bleu", "validation")
     return base.shrink_if_tiny(config, arg)
 
 

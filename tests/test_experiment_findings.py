@@ -567,7 +567,7 @@ def test_the_location_follow_up_trains_what_the_first_run_trained():
     only as today's code builds it: only the seed, the name and the resource fields
     (the cohort cap the commands set) may differ."""
     from attention_research.running.sweeps import set_field
-    from attention_research.running.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
+    from attention_research.running.config_changes import ADDED_FIELDS, RESOURCE_FIELDS, flatten
     lf = EXPERIMENTS["luong_location_multi30k"]
     recorded = findings.ROOT / "experiments" / "results" / "luong_table4_multi30k" / "members"
     for score in ("dot", "location"):

@@ -9,7 +9,8 @@ from pathlib import Path
 from attention_research import LAYERS
 from attention_research.tasks import TASKS
 
-PACKAGE = Path(__file__).resolve().parents[1] / "attention_research"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "attention_research"
 
 
 def _module_name(path: Path) -> str:
@@ -126,3 +127,46 @@ def test_training_config_checks_and_reports_name_no_task():
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if pattern.search(line)]
     assert not found, found
+
+
+# A metric's name as a string: 'eval/…', 'train/…', 'time_s', a length range 'len1-25',
+# a report's 'seq_acc/…', 'align_acc_any/…' or 'auc_…' column.
+SPELLED_METRIC = re.compile(r"^(eval|train)/|^time_s$|(^|/)len\d+-\d+|^[a-z_]+_acc[a-z_]*/|^auc_")
+
+
+def spelled_metric_names(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of the string literals (docstrings aside) and f-strings' first parts
+    in ``path`` that spell a metric's name."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    found = {}  # an f-string's part is found from the f-string and on its own: once
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) and node.values:
+            node = node.values[0]
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and SPELLED_METRIC.search(node.value)):
+            found[id(node)] = (node.lineno, node.value)
+    return sorted(found.values())
+
+
+def test_metric_names_are_built_in_one_module():
+    """Issue 70: every metric's name is built by attention_research/metric_names.py, and
+    evaluation, the reports, launch.py and the lab use it, never spelling one again."""
+    lab = [p for p in (ROOT / "experiments").rglob("*.py") if "results" not in p.parts]
+    paths = [p for p in (*PACKAGE.rglob("*.py"), ROOT / "launch.py", *lab)
+             if p.name != "metric_names.py"]
+    found = [f"{path.relative_to(ROOT)}:{line}: {text!r}" for path in sorted(paths)
+             for line, text in spelled_metric_names(path)]
+    assert not found, found
+
+
+def test_the_metric_name_check_sees_a_spelled_name(tmp_path):
+    spelled = tmp_path / "x.py"
+    spelled.write_text('"""eval/seq_acc/len1-25 in a docstring is fine."""\n'
+                       'KEY = "eval/seq_acc/len1-25"\nROW = f"seq_acc/len{1}-25"\n')
+    assert spelled_metric_names(spelled) == [(2, "eval/seq_acc/len1-25"), (3, "seq_acc/len")]
+

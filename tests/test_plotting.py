@@ -4,7 +4,7 @@ axes, and the held-out loss beside the training loss."""
 import matplotlib.colors
 import pytest
 
-from attention_research.reports import plotting
+from attention_research.reports import heatmaps, plotting
 
 
 @pytest.mark.parametrize("count", [3, 12, 20, 25])
@@ -120,7 +120,7 @@ def test_heat_maps_outline_the_true_alignment(monkeypatch, tmp_path):
     example = {"source": np.array([5, 6, 7, 0]), "output": np.array([7, 6, 5, 2]),
                "weights": np.full((4, 4), 0.25), "correct": True,
                "reference": np.array([2, 1, 0, -1])}
-    plotting.attention_heatmaps(tmp_path / "h.png", [example], "t")
+    heatmaps.attention_heatmaps(tmp_path / "h.png", [example], "t")
     ax = figures[-1][0].axes[0]
     marks = ax.collections[0].get_offsets()
     assert [tuple(m) for m in marks] == [(2, 0), (1, 1), (0, 2)]  # (source, step); EOS none
@@ -132,7 +132,7 @@ def test_explicit_vs_implicit_panels_outline_the_true_alignment(monkeypatch, tmp
     maps = {"explicit weights": np.full((4, 4), 0.25), "implicit (gradient)": np.eye(4)}
     example = {"source": np.array([5, 6, 7, 0]), "target": np.array([7, 6, 5, 2]),
                "maps": maps, "reference": np.array([2, 1, 0, -1])}
-    plotting.explicit_vs_implicit(tmp_path / "e.png", [example], "t")
+    heatmaps.explicit_vs_implicit(tmp_path / "e.png", [example], "t")
     panels = [ax for ax in figures[-1][0].axes if ax.get_title()]
     assert len(panels) == 2
     for ax in panels:

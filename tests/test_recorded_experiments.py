@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from attention_research.running import sweeps
-from attention_research.running.workdir import RESOURCE_FIELDS, WorkDir
+from attention_research.running.config_changes import RESOURCE_FIELDS
+from attention_research.running.workdir import WorkDir
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"

@@ -50,7 +50,7 @@ def test_members_group_into_cohorts_by_structure(tmp_path):
 
 @pytest.mark.slow
 def test_a_cohort_keeps_its_checkpoints_when_a_config_field_is_added(tmp_path):
-    """A field added with the value older runs had (workdir.ADDED_FIELDS), or a resource
+    """A field added with the value older runs had (config_changes.ADDED_FIELDS), or a resource
     field, leaves a cohort's name as it was; a cohort begun under the older naming (a
     digest of the whole structure, read from its first member's saved config) is found."""
     members = sweeps.expand(tiny_config(), sweeps.axis("config.seed", [0, 1]), tmp_path)
@@ -268,7 +268,7 @@ def test_a_member_another_sweep_trained_is_adopted_not_retrained(tmp_path):
     # (saved later) holds it at the value that keeps the old behaviour.
     donor_config = donor_dir / "members" / "seed-1" / "config.json"
     saved = json.loads(donor_config.read_text())
-    del saved["train"]["curve_eval_every"]  # workdir.ADDED_FIELDS: 0
+    del saved["train"]["curve_eval_every"]  # config_changes.ADDED_FIELDS: 0
     donor_config.write_text(json.dumps(saved))
     before = {p: p.stat().st_mtime_ns for p in donor_dir.rglob("*") if p.is_file()}
     logged = [json.loads(line) for line in
@@ -613,7 +613,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     assert table(resumed) == table(tmp_path / "run")
     # A recorded member of another config (the sweep changed since) is refused, named,
     # before anything trains, and kept as it is.
-    from attention_research.running.workdir import ConfigMismatchError
+    from attention_research.running.config_changes import ConfigMismatchError
     changed = tiny_config()
     changed.train.curve_eval_every = 5
     with pytest.raises(ConfigMismatchError, match=r"(?s)train.curve_eval_every: was 0, now "
@@ -687,7 +687,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
 def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
     """Issue 38: settings × tasks with names a person reads, the difference from the
     sweep's first setting with its Welch interval, and failed seeds counted."""
-    from attention_research.reports import tables, stats
+    from attention_research.reports import setting_names, stats, tables, verdicts
     from configs import transformer
     config = transformer.get_config()
     settings = ["family-transformer_score-scaled_dot_num_heads-4_positions-sinusoidal",
@@ -695,7 +695,7 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
                 "score-additive_alignment-local_m", "score-additive",
                 "score-additive_pointer_generator-True", "score-coverage_coverage_loss-1.0",
                 "score-coverage_coverage_loss-0.0_coverage_loss_from-0.8"]
-    assert list(tables.display_names(settings, config).values()) == [
+    assert list(setting_names.display_names(settings, config).values()) == [
         "Transformer · sinusoidal", "Transformer · RoPE", "additive · local_m", "additive",
         "additive · pointer-generator", "coverage · coverage loss 1.0",
         "coverage · coverage loss 0.0 · coverage loss from 0.8"]
@@ -714,8 +714,8 @@ def test_a_report_pivots_settings_against_tasks_by_short_names_and_a_baseline():
             in text)
     # Beside a "not separated", how many of each setting's seeds failed.
     samples = {s: v for s, v in values.items()}
-    assert "score-cosine (" in tables.verdict(samples, rule=stats.ACCURACY)
-    assert "1 of 3 seeds failed" in tables.verdict(samples, rule=stats.ACCURACY)
+    assert "score-cosine (" in verdicts.verdict(samples, rule=stats.ACCURACY)
+    assert "1 of 3 seeds failed" in verdicts.verdict(samples, rule=stats.ACCURACY)
 
 
 def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tmp_path):
@@ -724,7 +724,7 @@ def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tm
     another first); a name that is no setting is refused before anything runs, with the
     settings and the one probably meant; a smoke run lists it first; it is no part of a
     cohort's structure, and a member trained before it was named resumes."""
-    from attention_research.reports import tables
+    from attention_research.reports import setting_names, tables
     from attention_research.running.workdir import WorkDir
     config = tiny_config()
     values = {"score-additive": [0.90, 0.92, 0.94], "score-dot": [0.80, 0.82, 0.84]}
@@ -735,11 +735,11 @@ def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tm
     text = tables.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
     assert "**dot** (the experiment's `config.baseline`)" in text
     assert "| additive | +0.100 [" in text and "| dot | +" not in text
-    assert tables.panels(list(values), config).reference == "score-dot"
+    assert setting_names.panels(list(values), config).reference == "score-dot"
     config.baseline = "score-cosine"  # not among these rows (an --only report): the first
     text = tables.pivot_section(rows, "seq_acc/len1-4", "seq acc 1-4", config)
     assert "**additive** (the sweep's first setting; an experiment names" in text
-    assert tables.panels(list(values), config).reference == "score-additive"
+    assert setting_names.panels(list(values), config).reference == "score-additive"
     # Refused at expansion (launch.py, --dry_run included), nothing written.
     sweep = sweeps.product(sweeps.axis("config.model.attention.score", ["dot", "additive"]),
                            sweeps.axis("config.task.name", ["copy", "reverse"]),

@@ -11,7 +11,8 @@ import pytest
 from attention_research.running.checkpoints import CheckpointError
 from attention_research.training.config_checks import ConfigError, validate
 from attention_research.api import train
-from attention_research.running.workdir import TIMING_FIELDS, ConfigMismatchError
+from attention_research.running.config_changes import ConfigMismatchError
+from attention_research.running.workdir import TIMING_FIELDS
 
 
 class Interrupted(Exception):
@@ -276,7 +277,7 @@ def test_a_checkpoint_of_another_model_is_named_so_not_called_damaged(finished_r
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_resume_with_changes_the_rate_and_the_steps_and_records_both(finished_run, tmp_path):
     from attention_research.errors import RunError
-    from attention_research.running.workdir import parse_resume_with
+    from attention_research.running.config_changes import parse_resume_with
     from tests.conftest import tiny_config
     workdir = _resumable_at_10(finished_run, tmp_path)
     changed = tiny_config()

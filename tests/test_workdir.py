@@ -19,7 +19,7 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.errors import explain
 from attention_research.running.lock import DirectoryLock, WorkDirLockedError
-from attention_research.reports.tables import verdict
+from attention_research.reports.verdicts import verdict
 from attention_research.api import run_sweep, train
 from attention_research.running.workdir import WorkDir, WorkDirError, write_atomically
 from tests.conftest import metrics_scalars, tensorboard_scalars
@@ -91,7 +91,8 @@ def test_a_lock_deleted_under_a_run_stops_it(tiny, tmp_path):
 
 def test_one_kind_of_run_per_work_directory(tmp_path):
     """Issue 37: a single run and a sweep in one directory overwrote each other's plots."""
-    from attention_research.running.workdir import WorkDirError, claim
+    from attention_research.running.kinds import claim
+    from attention_research.running.workdir import WorkDirError
     claim(tmp_path / "a", "run", "additive.py:tiny")
     claim(tmp_path / "a", "run", "additive.py:tiny")  # the same run, resumed
     with pytest.raises(WorkDirError, match=r"holds a single run of additive.py:tiny; this is "
@@ -157,7 +158,7 @@ def test_a_run_resumes_with_its_corpus_files_found_elsewhere(tmp_path):
 
 @pytest.mark.slow
 def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
-    from attention_research.running.workdir import ConfigMismatchError
+    from attention_research.running.config_changes import ConfigMismatchError
     config = tiny()
     WorkDir(tmp_path).check_or_write_config(config)
     config.task.eval_batch_size = 7  # a resource field: accepted, and recorded
@@ -171,7 +172,7 @@ def test_a_resume_may_change_only_how_much_is_computed_at_once(tiny, tmp_path):
 
 @pytest.mark.slow
 def test_a_run_written_before_a_field_existed_resumes_with_its_old_behaviour(tiny, tmp_path):
-    from attention_research.running.workdir import ConfigMismatchError
+    from attention_research.running.config_changes import ConfigMismatchError
     config = tiny()
     WorkDir(tmp_path).check_or_write_config(config)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -349,17 +350,17 @@ def test_a_summary_names_the_code_that_trained_it(monkeypatch):
     """summary.json keeps the commit (a replication can show it ran the first run's
     code); outside a git checkout, as in CI's copy or an installed package, None."""
     import subprocess
-    from attention_research.running import workdir
-    workdir.code_version.cache_clear()
-    found = workdir.code_version()
+    from attention_research.running import provenance
+    provenance.code_version.cache_clear()
+    found = provenance.code_version()
     assert found is None or (len(found["commit"]) == 40 and isinstance(found["changed"], bool))
 
     def no_git(*args, **kwargs):
         raise FileNotFoundError("git")
     monkeypatch.setattr(subprocess, "run", no_git)
-    workdir.code_version.cache_clear()
-    assert workdir.code_version() is None
-    workdir.code_version.cache_clear()
+    provenance.code_version.cache_clear()
+    assert provenance.code_version() is None
+    provenance.code_version.cache_clear()
 
 
 def test_a_summary_names_the_software_that_trained_it():
@@ -368,7 +369,7 @@ def test_a_summary_names_the_software_that_trained_it():
     import platform
 
     import jax
-    from attention_research.running import workdir
-    found = workdir.software_versions()
+    from attention_research.running import provenance
+    found = provenance.software_versions()
     assert found["python"] == platform.python_version() and found["jax"] == jax.__version__
-    assert set(found) == {"python", *workdir.VERSIONED_PACKAGES}
+    assert set(found) == {"python", *provenance.VERSIONED_PACKAGES}

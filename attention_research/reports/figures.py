@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from attention_research.data import EOS, PAD
-from attention_research.reports import plotting, tables
+from attention_research.metric_names import split_of
+from attention_research.reports import heatmaps, plotting, tables
 from attention_research.reports import translation as corpus_report
 from attention_research.training import held_out
 
@@ -36,21 +37,21 @@ class LengthFigures:
         """The heat-map examples' weights (none without explicit attention) and their
         greedy outputs beside the targets."""
         examples = self._heatmap_examples(result)
-        has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
-        trimmed = [plotting.trim_example(e) for e in examples]
-        images = ({f"attention_{j + 1}_length_{len(source)}": plotting.heatmap_pixels(e)
+        has_weights = any(split_of(k, "align_acc") is not None for k in result["metrics"])
+        trimmed = [heatmaps.trim_example(e) for e in examples]
+        images = ({f"attention_{j + 1}_length_{len(source)}": heatmaps.heatmap_pixels(e)
                    for j, (e, (source, _, _)) in enumerate(zip(examples, trimmed))}
                   if has_weights else {})
-        names = lambda tokens: " ".join(plotting.token_labels(
+        names = lambda tokens: " ".join(heatmaps.token_labels(
             t for t in tokens if t not in (PAD, EOS)))
-        texts = {"samples": plotting.samples_markdown([
+        texts = {"samples": heatmaps.samples_markdown([
             {"length": len(source), "source": names(source), "target": names(e["target"]),
              "output": names(output), "correct": e["correct"]}
             for e, (source, output, _) in zip(examples, trimmed)])}
         return images, texts
 
     def _heatmap_examples(self, result) -> list[dict]:
-        """``plotting.attention_heatmaps``' dicts of the held-out heat-map examples."""
+        """``heatmaps.attention_heatmaps``' dicts of the held-out heat-map examples."""
         task = self.task
         return [{"source": task.eval_set.source[i], "target": task.eval_set.targets[i],
                  "output": result["examples"]["tokens"][j],
@@ -63,9 +64,9 @@ class LengthFigures:
         task, maps = self.task, final.figures.get("maps")
         plots, config = run.workdir.plots_dir, run.config
         title = f"{run.title} — {task.name}, step {step}"
-        has_weights = any(k.startswith("eval/align_acc/") for k in result["metrics"])
+        has_weights = any(split_of(k, "align_acc") is not None for k in result["metrics"])
         if task.heatmap_indices and has_weights:  # none and fused attention record none
-            plotting.attention_heatmaps(plots / "attention.png", self._heatmap_examples(result),
+            heatmaps.attention_heatmaps(plots / "attention.png", self._heatmap_examples(result),
                                         title)
         plotting.accuracy_by_length(plots / "seq_acc_by_length.png",
                                     {f"seed {config.seed}": result["by_length"]},
@@ -82,11 +83,11 @@ class LengthFigures:
         for example, reference in zip(examples, task.heatmap_reference):
             example["reference"] = reference  # teacher forced: the same true alignment
         plots = run.workdir.plots_dir
-        plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title)
+        heatmaps.explicit_vs_implicit(plots / "explicit_vs_implicit.png", examples, title)
         layers = held_out.head_layers(maps, 0)
         if layers:  # a Transformer: every head of the first (shortest) example
             first = shown[0]
-            plotting.attention_heads(plots / "attention_heads.png", task.eval_set.source[first],
+            heatmaps.attention_heads(plots / "attention_heads.png", task.eval_set.source[first],
                                      task.eval_set.targets[first], layers, title)
 
 
@@ -100,9 +101,9 @@ class CorpusFigures:
     def pictures(self, result) -> tuple[dict, dict]:
         """Greedy outputs of a few validation sentences and their heat maps (none
         without explicit attention, which records no weights)."""
-        images = {f"attention_{j + 1}": plotting.heatmap_pixels(example)
+        images = {f"attention_{j + 1}": heatmaps.heatmap_pixels(example)
                   for j, example in enumerate(result["drawn"]) if np.any(example["weights"])}
-        return images, {"samples": plotting.samples_markdown(result["samples"])}
+        return images, {"samples": heatmaps.samples_markdown(result["samples"])}
 
     def draw(self, run, step, result, final):
         plots, labels = run.workdir.plots_dir, self.task.processor.id_to_piece
@@ -110,18 +111,18 @@ class CorpusFigures:
         # No attention (none, fused) records no weights.
         examples = [e for e in final.figures["drawn"] if np.any(e["weights"])]
         if examples:  # the four shortest samples: small enough to read every piece
-            plotting.attention_heatmaps(plots / "attention.png", examples[:4], title,
+            heatmaps.attention_heatmaps(plots / "attention.png", examples[:4], title,
                                         labels=labels)
         plotting.bleu_by_length(plots / "bleu_by_length.png",
                                 {f"seed {run.config.seed}": final.figures["bleu_by_length"]},
                                 run.title)
         side_by_side = final.figures["side_by_side"]
         if side_by_side:  # the sample sentences' maps over their subword pieces
-            plotting.explicit_vs_implicit(plots / "explicit_vs_implicit.png", side_by_side,
+            heatmaps.explicit_vs_implicit(plots / "explicit_vs_implicit.png", side_by_side,
                                           title, labels=labels)
             first = side_by_side[0]
             if first["layers"]:  # a Transformer's every head of the first
-                plotting.attention_heads(plots / "attention_heads.png", first["source"],
+                heatmaps.attention_heads(plots / "attention_heads.png", first["source"],
                                          first["target"], first["layers"], title,
                                          labels=labels)
         learning_curves(self.task, run)

@@ -1,5 +1,6 @@
-"""The figures a run leaves in ``plots/``: attention heat maps, learning curves,
-sequence accuracy by length. Plain matplotlib (Agg), one function per figure.
+"""The figures a run or a sweep leaves in ``plots/``: learning curves, sequence accuracy
+and BLEU by length (attention heat maps: ``heatmaps.py``). Plain matplotlib (Agg),
+one function per figure, and the helpers every figure shares (``save``).
 
 Figures that compare settings show each setting's mean over seeds with its 95% t
 interval (``stats.t_interval``) as a band or error bars, give every series its own
@@ -15,10 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from attention_research.metric_names import TRAIN_LOSS, eval_key, split_of
 from attention_research.reports import stats
-from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD
 
-_SPECIAL = {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}
 MARKERS = "os^DvP*X<>hp"
 
 
@@ -125,188 +125,6 @@ def mean_band(ax, x, runs, style, label, log=False, **line):
                         alpha=0.15, color=style["color"], linewidth=0)
 
 
-def token_labels(tokens):
-    """Readable labels: special tokens by name, symbols by their index from 0."""
-    return [_SPECIAL.get(int(t), str(int(t) - NUM_SPECIAL)) for t in tokens]
-
-
-def _namer(labels):
-    """Token ids -> axis labels: ``labels`` (id -> text, e.g. a subword piece) or the
-    symbols' own names, special tokens by name either way."""
-    def names(tokens):
-        if labels is None:
-            return token_labels(tokens)
-        return [_SPECIAL.get(int(t)) or labels(int(t)) for t in tokens]
-    return names
-
-
-def _draw_map(fig, ax, values, source_names, row_names, row_label: str):
-    """One target x source map on [0, 1] (masked values, e.g. exact zeros, white),
-    with a colour bar and every token named on the axes."""
-    image = ax.imshow(values, cmap=map_colours(), vmin=0.0, vmax=1.0, aspect="auto")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    # 8 pt labels at any length: past 30 tokens only every k-th is named (the figure
-    # grows with the length too, ``_map_size``), never 5 pt ones at length 50.
-    for set_ticks, names in ((ax.set_xticks, source_names), (ax.set_yticks, row_names)):
-        every = -(-len(names) // 30)
-        shown = range(0, len(names), every)
-        set_ticks(shown, [names[i] for i in shown], fontsize=8,
-                  **({"rotation": 90} if set_ticks == ax.set_xticks else {}))
-    ax.set_xlabel("source")
-    ax.set_ylabel(row_label)
-
-
-def _map_size(examples) -> float:
-    """Inches a side of one heat map: 6 up to 30 source tokens, then growing with them."""
-    longest = max((len(trim_example(e)[0]) for e in examples), default=0)
-    return max(6.0, 0.12 * longest + 2.5)
-
-
-def _mark_reference(ax, reference, rows: int):
-    """Outline the true alignment (the source position each step should attend to,
-    -1 where none) on a map of ``rows`` target steps."""
-    steps = [t for t in range(min(rows, len(reference))) if reference[t] >= 0]
-    if steps:
-        ax.scatter([reference[t] for t in steps], steps, marker="s", s=40,
-                   facecolors="none", edgecolors="red", linewidths=1.0,
-                   label="true alignment")
-
-
-def trim_example(example):
-    """An example's real source tokens, its output up to EOS, and their [T, S] weights."""
-    source = [t for t in example["source"] if t != PAD]
-    output = list(example["output"])
-    if EOS in output:
-        output = output[:output.index(EOS) + 1]
-    output = [t for t in output if t != PAD]
-    return source, output, np.asarray(example["weights"][:len(output), :len(source)])
-
-
-def heatmap_pixels(example, size: int = 256) -> np.ndarray:
-    """An example's weights (``attention_heatmaps``' dicts) as [H, W, 3] uint8 pixels,
-    target steps down and source positions across, each cell a square of at least
-    ``size`` / its longest side pixels: TensorBoard's picture of one evaluation, drawn
-    without a figure (about a millisecond), so that every evaluation can have one."""
-    _, _, weights = trim_example(example)
-    cell = max(1, size // max(weights.shape, default=1))
-    pixels = map_colours()(np.ma.masked_where(weights == 0, np.clip(weights, 0.0, 1.0)), bytes=True)
-    return np.kron(pixels[..., :3], np.ones((cell, cell, 1), np.uint8))
-
-
-def samples_markdown(rows: list[dict]) -> str:
-    """Sample outputs as a Markdown table (TensorBoard's Text tab renders it): one row
-    per dict, its keys as the columns."""
-    if not rows:
-        return ""
-    columns = list(rows[0])
-    cell = lambda value: str(value).replace("|", "\\|").replace("\n", " ")
-    return "\n".join(["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
-                       *("| " + " | ".join(cell(r[c]) for c in columns) + " |"
-                         for r in rows)]) + "\n"
-
-
-def attention_heatmaps(path, examples, title: str, labels=None):
-    """Heat maps of held-out examples: source on x, decoded target on y, a colour bar
-    each; weights that are exactly 0 are white, and their share is in the title.
-
-    ``examples``: dicts with 'source', 'output' (token arrays, padding included),
-    'weights' [T, S] and 'correct' (bool, or None when there is no single right
-    answer), and optionally 'reference' [T], the source position each step should
-    attend to (-1: none), outlined in red where the task knows it. ``labels`` maps a
-    token id to its text (e.g. a subword piece).
-    """
-    names = _namer(labels)
-    columns = min(2, len(examples))
-    rows = -(-len(examples) // columns)
-    side = _map_size(examples)
-    fig, axes = plt.subplots(rows, columns, figsize=((side + 0.5) * columns, side * rows),
-                             squeeze=False)
-    for ax, example in zip(axes.flat, examples):
-        source, output, weights = trim_example(example)
-        # Exactly-zero weights (sparsemax, entmax15, outside a local window) are drawn
-        # white, to tell them from merely small ones, and counted in the title.
-        zeros = weights == 0
-        _draw_map(fig, ax, np.ma.masked_where(zeros, weights), names(source), names(output),
-                  "output")
-        verdict = {True: " (correct)", False: " (wrong)", None: ""}[example["correct"]]
-        share = f", {zeros.mean():.0%} exact zeros (white)" if zeros.any() else ""
-        marked = ""
-        if example.get("reference") is not None:
-            _mark_reference(ax, example["reference"], len(output))
-            marked = "; red squares: the true alignment"
-        ax.set_title(f"length {len(source)}{verdict}{share}{marked}", fontsize=10)
-    for ax in list(axes.flat)[len(examples):]:
-        ax.axis("off")
-    save(fig, path, title)
-
-
-def explicit_vs_implicit(path, examples, title: str, labels=None):
-    """Side-by-side maps of the same held-out examples under teacher forcing, one row
-    per example: the explicit weights, the implicit map (analysis/implicit.py) and,
-    for a Transformer, the rollout (analysis/rollout.py), each over the source (x) and
-    the reference target (y), each normalised to sum to 1 per target step.
-
-    ``examples``: dicts with 'source', 'target' (token arrays, padding included) and
-    'maps', {panel title: [T, S]}, and optionally 'reference' [T], the true alignment,
-    outlined in red on every panel; ``labels`` as in ``attention_heatmaps``."""
-    names = _namer(labels)
-    columns = max(len(e["maps"]) for e in examples)
-    fig, axes = plt.subplots(len(examples), columns, figsize=(5.5 * columns, 5 * len(examples)),
-                             squeeze=False)
-    for row, example in zip(axes, examples):
-        source = [t for t in example["source"] if t != PAD]
-        target = [t for t in example["target"] if t != PAD]
-        for ax, (name, values) in zip(row, example["maps"].items()):
-            _draw_map(fig, ax, np.asarray(values)[:len(target), :len(source)], names(source),
-                      names(target), "reference target")
-            marked = ""
-            if example.get("reference") is not None:
-                _mark_reference(ax, example["reference"], len(target))
-                marked = "; red squares: the true alignment"
-            ax.set_title(f"{name}, length {len(source)}{marked}", fontsize=10)
-        for ax in row[len(example["maps"]):]:
-            ax.axis("off")
-    save(fig, path, title)
-
-
-# The Transformer's attention kinds: (key, title, rows are target steps?, columns are
-# the decoder's inputs?; otherwise both are source positions).
-_HEAD_KINDS = (("encoder_self", "encoder self-attention", False, False),
-               ("decoder_self", "decoder self-attention", True, True),
-               ("cross", "cross-attention", True, False))
-
-
-def attention_heads(path, source, target, layers: dict, title: str, labels=None):
-    """Every weight a Transformer computes for one held-out example under teacher
-    forcing: one row per layer and kind (encoder self-attention, decoder
-    self-attention, cross-attention), one column per head.
-
-    ``layers``: {'encoder_self' | 'decoder_self' | 'cross': [layer x [h, rows,
-    columns]]} (training/held_out.head_layers); ``source``/``target``: token arrays,
-    padding included (the target is the reference the decoder was forced on)."""
-    names = _namer(labels)
-    source = [t for t in source if t != PAD]
-    target = [t for t in target if t != PAD]
-    # Row t is the step that emits target t; decoder self-attention at step t reads
-    # the decoder's inputs up to t, which are BOS and the target shifted right.
-    axes_of = {False: (source, "source"), True: (target, "reference target")}
-    inputs = ([BOS] + target[:-1], "decoder input")
-    rows = [(title_, layer, weights, axes_of[by_target], inputs if of_target else axes_of[False])
-            for kind, title_, by_target, of_target in _HEAD_KINDS
-            for layer, weights in enumerate(layers.get(kind, []))]
-    heads = max(weights.shape[0] for _, _, weights, _, _ in rows)
-    fig, axes = plt.subplots(len(rows), heads, figsize=(3.6 * heads, 3.4 * len(rows)),
-                             squeeze=False)
-    for ax_row, (kind_title, layer, weights, (row_tokens, row_name),
-                 (column_tokens, column_name)) in zip(axes, rows):
-        for head, ax in enumerate(ax_row):
-            values = np.asarray(weights[head])[:len(row_tokens), :len(column_tokens)]
-            _draw_map(fig, ax, values, names(column_tokens), names(row_tokens), row_name)
-            ax.set_xlabel(column_name)
-            ax.set_title(f"layer {layer + 1} {kind_title}, head {head + 1}", fontsize=9)
-    save(fig, path, title)
-
-
 def learning_curves(path, records, title: str, score: str = "seq_acc"):
     """Training and held-out loss (``eval/loss/…``), and a held-out score
     (``eval/<score>/…``: sequence accuracy, or BLEU for translation) against the step,
@@ -315,23 +133,22 @@ def learning_curves(path, records, title: str, score: str = "seq_acc"):
     members = sorted({r["member"] for r in records})
     for member in members:
         of_member = [r for r in records if r["member"] == member]
-        train = [(r["step"], r["train/loss"]) for r in of_member if "train/loss" in r]
+        train = [(r["step"], r[TRAIN_LOSS]) for r in of_member if TRAIN_LOSS in r]
         suffix = f", member {member}" if len(members) > 1 else ""
         color = None
         if train:
             color = loss_ax.plot(*zip(*train), label=f"train{suffix}")[0].get_color()
         # The held-out loss beside the training loss: where they part, the model overfits.
         # One colour per member; each held-out split or length range its own dash.
-        held_out = sorted({k for r in of_member for k in r if k.startswith("eval/loss/")})
-        for key, dash in zip(held_out, itertools.cycle(["--", ":", "-."])):
+        losses = sorted({k for r in of_member for k in r if split_of(k, "loss") is not None})
+        for key, dash in zip(losses, itertools.cycle(["--", ":", "-."])):
             points = [(r["step"], r[key]) for r in of_member if r.get(key) is not None]
             loss_ax.plot(*zip(*points), marker="o", markersize=3, linestyle=dash, color=color,
-                         label=f"{key.removeprefix('eval/loss/')}{suffix}")
-        prefix = f"eval/{score}/"
-        evals = [r for r in of_member if any(k.startswith(prefix) for k in r)]
-        for key in sorted({k for r in evals for k in r if k.startswith(prefix)}):
+                         label=f"{split_of(key, 'loss')}{suffix}")
+        evals = [r for r in of_member if any(split_of(k, score) is not None for k in r)]
+        for key in sorted({k for r in evals for k in r if split_of(k, score) is not None}):
             points = [(r["step"], r[key]) for r in evals if r.get(key) is not None]
-            label = key.removeprefix(prefix)
+            label = split_of(key, score)
             acc_ax.plot(*zip(*points), marker="o",
                         label=label if len(members) == 1 else f"{label}, member {member}")
     loss_ax.set(xlabel="step", ylabel="loss (nats/token)", yscale="log",
@@ -454,13 +271,13 @@ def learning_curves_spread(path, curves, seen_bucket: str, title: str, panels=No
             steps = sorted(set.intersection(*(set(c) for c in per_seed)))
             if steps:
                 mean_band(ax, steps, [[c[s] for s in steps] for c in per_seed], style,
-                          _shown_label(panels, label), log=key == "train/loss", markersize=4)
-        if key == "train/loss":
+                          _shown_label(panels, label), log=key == TRAIN_LOSS, markersize=4)
+        if key == TRAIN_LOSS:
             ax.set(ylabel="train loss (nats/token)", yscale="log")
             plain_log_ticks(ax)
         else:
             ax.set(ylabel=f"sequence accuracy ({seen_bucket})", ylim=(-0.02, 1.02))
-    accuracy, loss = f"eval/seq_acc/{seen_bucket}", "train/loss"
+    accuracy, loss = eval_key("seq_acc", seen_bucket), TRAIN_LOSS
     if panels is not None and len(curves) > MAX_SERIES:
         column = iter(itertools.cycle((accuracy, loss)))
         axes = panels.draw(list(curves), lambda ax, labels, styles: draw(

@@ -13,29 +13,25 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from pathlib import Path
 
+from attention_research.metric_names import (AUC_FROM_STEP, FIRST_STEP_SOLVED,
+                                             STEP_TO_SOLVED_COLUMN, TIME_TO_SOLVED,
+                                             TIME_TO_SOLVED_COLUMN, as_column, at_step, auc,
+                                             column, eval_key, split_of)
 from attention_research.reports import plotting, stats
+from attention_research.reports.setting_names import (baseline, display_names, panels,
+                                                      readable_names, setting_of)
+from attention_research.reports.verdicts import failed_seeds, verdict
 from attention_research.running import names
 from attention_research.running.workdir import WorkDir, write_atomically
-
-
-def setting_name(member_name: str) -> str:
-    """A member's name without its seed: members that differ only by seed share it."""
-    parts = [p for p in member_name.split("_") if not p.startswith("seed-")]
-    return "_".join(parts) or "base"
-
-
-def setting_of(member) -> str:
-    return setting_name(member.name)
 
 
 def summary_ranges(summaries) -> list[str]:
     """The held-out length ranges of a sweep's finished members, seen lengths first:
     ['len1-25', 'len26-50']."""
-    names = dict.fromkeys(k.removeprefix("eval/seq_acc/") for s in summaries
-                          for k in s["members"][0]["final"] if k.startswith("eval/seq_acc/"))
+    names = dict.fromkeys(split for s in summaries for k in s["members"][0]["final"]
+                          if (split := split_of(k, "seq_acc")) is not None)
     return sorted(names, key=lambda name: int(name[3:].split("-")[0]))
 
 
@@ -60,20 +56,20 @@ def member_rows(members, summaries, records, seen: str | None = None,
         row = {"member": member.name, "setting": setting_of(member), "seed": entry["seed"],
                "learning_rate": entry.get("learning_rate"), "task": summary["task"],
                **status_fields(summary),
-               "step_to_0.99": entry.get("first_step_seq_acc_0.99"),
-               "time_to_0.99_s": entry.get("time_to_seq_acc_0.99_s")}
-        row.update({k.removeprefix("eval/"): v for k, v in entry["final"].items()})
+               STEP_TO_SOLVED_COLUMN: entry.get(FIRST_STEP_SOLVED),
+               TIME_TO_SOLVED_COLUMN: entry.get(TIME_TO_SOLVED)}
+        row.update({as_column(k): v for k, v in entry["final"].items()})
         start = [r for r in member_records if r["step"] == 0]
-        row.update({f"{k.removeprefix('eval/')}@step0": v for r in start for k, v in r.items()
-                    if k.startswith("eval/attn_entropy/")})
+        row.update({at_step(as_column(k), 0): v for r in start for k, v in r.items()
+                    if split_of(k, "attn_entropy") is not None})
         if seen is not None and row["status"] != "failed":
-            curve = plotting.curve(member_records, f"eval/seq_acc/{seen}")
+            curve = plotting.curve(member_records, eval_key("seq_acc", seen))
             if curve:
-                row[f"auc_seq_acc/{seen}"] = stats.area_under_curve(
+                row[auc(column("seq_acc", seen))] = stats.area_under_curve(
                     curve, summary["steps"], first_step=min(curve))
-                row["auc_from_step"] = min(curve)
+                row[AUC_FROM_STEP] = min(curve)
             if early_step is not None and early_step in curve:
-                row[f"seq_acc/{seen}@step{early_step}"] = curve[early_step]
+                row[at_step(column("seq_acc", seen), early_step)] = curve[early_step]
         rows.append(row)
     return rows
 
@@ -110,170 +106,6 @@ def interval_cell(values, digits: int = 3) -> str:
 
 # An ablation's drop in log-probability (nats, higher: the token mattered more).
 DROP = stats.NATS
-
-
-def _p(value: float) -> str:
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def verdict(samples: dict, higher_is_better: bool = True, digits: int = 3,
-            rule: stats.Rule = stats.ANY) -> str:
-    """Which setting wins on a metric, as far as a test separates them under ``rule``
-    (no winner at the metric's floor or by less than its minimum effect). ``samples``:
-    {setting: per-seed values}; None and NaN (failed members) are left out."""
-    present = {s: stats.finite(v) for s, v in samples.items()}
-    present = {s: v for s, v in present.items() if len(v)}
-    if not present:
-        return "none (every member failed)"
-    if all(not v.any() for v in present.values()):
-        return "none (every setting scored 0)"
-    if len(present) == 1:
-        return f"none (only {next(iter(present))} has results)"
-    result = stats.separation(present, higher_is_better, rule)
-    mean = present[result.leader].mean()
-    if result.at_floor:
-        return (f"none: every setting at the floor (best mean, {result.leader}, "
-                f"{mean:.{digits}f} < {rule.floor:g})")
-    if result.winner is not None:
-        worst = max(c.p_holm for c in result.comparisons)
-        closest = min(result.comparisons, key=lambda c: c.difference)
-        gap = _difference(closest, digits)
-        if len(result.comparisons) == 1:  # two settings: one test, nothing to correct
-            return (f"**{result.winner}** (separated from {closest.other} by {gap}; "
-                    f"p {_p(worst)})")
-        return (f"**{result.winner}** (separated from every other setting; the closest, "
-                f"{closest.other}, by {gap}; largest Holm-corrected p {_p(worst)})")
-    failed = lambda setting: (f"; {k} of {len(samples[setting])} seeds failed"
-                              if (k := failed_seeds(samples[setting], rule)) else "")
-    ties = ", ".join(_tie(c, digits, failed(c.other)) for c in result.comparisons
-                     if not c.separated)
-    return (f"none: the best mean, {result.leader} ({mean:.{digits}f}"
-            f"{failed(result.leader)}), is not separated from {ties}" + _effect_note(rule))
-
-
-def _difference(comparison, digits: int) -> str:
-    """'+0.042 [+0.011, +0.073]': the leader's lead with its 95% Welch interval."""
-    interval = comparison.interval
-    if interval is None or interval.low is None:
-        return f"{comparison.difference:+.{digits}f}"
-    sign = 1 if comparison.difference * interval.mean >= 0 else -1  # lower is better: flip
-    low, high = sorted((sign * interval.low, sign * interval.high))
-    return f"{comparison.difference:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
-
-
-def _tie(comparison, digits: int, failed: str = "") -> str:
-    """A setting the leader is not separated from, its lead and p; ``failed``: how many
-    of its seeds failed (non-finite or under the floor), which makes a tie of a spread."""
-    if comparison.p_holm is None:
-        return f"{comparison.other} (under 2 seeds: no test{failed})"
-    small = (comparison.p_holm < stats.LEVEL and 0 < comparison.difference
-             < comparison.min_effect)
-    return (f"{comparison.other} ({_difference(comparison, digits)}, p "
-            f"{_p(comparison.p_holm)}{', under the minimum effect' if small else ''}{failed})")
-
-
-def _effect_note(rule: stats.Rule) -> str:
-    return "" if rule is stats.ANY else f" ({rule.words()})"
-
-
-# How a report shows a setting's parts (``display_name``): by value, or as a phrase.
-_DISPLAYED_VALUES = {
-    "family": {"transformer": "Transformer", "decoder_only": "decoder-only", "rnn": "RNN"},
-    "positions": {"rope": "RoPE", "alibi": "ALiBi", "nope": "NoPE"},
-}
-_BARE_VALUES = ("score", "alignment", "normalizer", "cell", "decoder_style", "task")
-
-
-def display_names(settings, config) -> dict[str, str]:
-    """Each setting's short name for a person: 'family-transformer_positions-rope' ->
-    'Transformer · RoPE', 'score-additive_alignment-local_m' -> 'additive · local_m',
-    'pointer_generator-True' -> 'pointer-generator' (its parts by
-    ``names.parser``; a name that does not parse is shown as it is). A part
-    every setting of its group holds (the settings that begin with the same part, two
-    or more) is left out: the Transformers of compare_attention all have scaled_dot, 4
-    heads and 2 layers, and read 'Transformer · RoPE'."""
-    parse = names.parser(config)
-    parts = {s: parse(s) for s in settings}
-    groups = {}
-    for found in parts.values():
-        if found:
-            groups.setdefault(found[0], []).append(set(found[1:]))
-    shown = {}
-    for setting, found in parts.items():
-        group = groups.get(found[0], []) if found else []
-        shared = set.intersection(*group) if len(group) > 1 else set()
-        shown[setting] = (" · ".join(_shown(*part) for part in
-                                     [found[0], *(p for p in found[1:] if p not in shared)])
-                          if found else setting)
-    return shown
-
-
-def readable_names(settings, config) -> dict[str, str]:
-    """``display_names`` where they tell every setting apart (and a config is given),
-    else the settings' own names: the names a report's tables and verdicts show."""
-    settings = list(settings)
-    shown = display_names(settings, config) if config is not None else {}
-    if len(set(shown.values())) < len(settings):
-        return {s: s for s in settings}
-    return shown
-
-
-def _shown(key: str, value: str) -> str:
-    """One (short field, value) part of a setting's name, as a person reads it."""
-    if key in _DISPLAYED_VALUES:
-        return _DISPLAYED_VALUES[key].get(value, value)
-    if key in _BARE_VALUES:
-        return value
-    words = key.replace("_", " ")
-    if value in ("True", "False"):
-        return words.replace(" ", "-") if value == "True" else f"no {words}"
-    if key in ("num_heads", "num_layers"):
-        return f"{value} {words.removeprefix('num ')}"
-    return f"{words} {value}"
-
-
-def setting_groups(settings, config) -> dict[str, list[str]]:
-    """The panels of a report's small multiples (``plotting.Panels``): settings that vary
-    the same thing together (scores alone; alignments; normalisers; a Transformer's
-    positions), by the field of each setting's second part; groups of one go to
-    'other'."""
-    titles = {"alignment": "alignments", "normalizer": "normalisers"}
-    parse, groups = names.parser(config), {}
-    for setting in settings:
-        parts = parse(setting)
-        if not parts:
-            title = "other"
-        elif parts[0][0] == "family":
-            title = _shown(*parts[0])
-        elif len(parts) == 1:
-            title = "scores"
-        else:
-            title = titles.get(parts[1][0], parts[1][0].replace("_", " "))
-        groups.setdefault(title, []).append(setting)
-    merged = {}
-    for title, members in groups.items():
-        merged.setdefault(title if len(members) > 1 else "other", []).extend(members)
-    return merged
-
-
-def baseline(settings, config) -> str:
-    """The setting of ``settings`` (names without the task) that the others are read
-    against: the one the experiment names (``config.baseline``), else the first."""
-    named = config.get("baseline", "") if config is not None else ""
-    return named if named in settings else settings[0]
-
-
-def panels(settings, config) -> plotting.Panels:
-    """Small multiples of ``settings`` (labels without the task), the ``baseline`` the
-    reference drawn in grey in each."""
-    return plotting.Panels(setting_groups(settings, config), baseline(settings, config),
-                           display_names(settings, config))
-
-
-def failed_seeds(values, rule: stats.Rule) -> int:
-    """Seeds that failed: non-finite (a failed member), or under the rule's floor."""
-    return sum(1 for v in values if v is None or not math.isfinite(v)
-               or (rule.floor is not None and v < rule.floor))
 
 
 def pivot_section(rows, key: str, name: str, config, rule: stats.Rule = stats.ACCURACY) -> str:
@@ -344,17 +176,18 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
     and pivot them against the tasks (``pivot_section``)."""
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     seen = ranges[0]
-    at_start = f"attn_entropy/{seen}@step0"
+    at_start = at_step(column("attn_entropy", seen), 0)
     with_start = any(at_start in r for r in rows)
-    copy_key = f"copy_rate/{seen}"  # pointer-generators: mean 1 − p_gen
+    copy_key = column("copy_rate", seen)  # pointer-generators: mean 1 − p_gen
     with_copy = any(r.get(copy_key) is not None for r in rows)
-    auc_key = f"auc_seq_acc/{seen}"
-    auc_from = next((r["auc_from_step"] for r in rows if r.get(auc_key) is not None), None)
+    auc_key = auc(column("seq_acc", seen))
+    auc_from = next((r[AUC_FROM_STEP] for r in rows if r.get(auc_key) is not None), None)
     auc_steps = ("" if auc_from is None
                  else f" (steps {auc_from}–{max(r['steps'] for r in rows)})")
-    early = next((k for r in rows for k in r if k.startswith(f"seq_acc/{seen}@step")), None)
+    early = next((k for r in rows for k in r if k.startswith(at_step(column("seq_acc", seen)))),
+                 None)
     early_name = early and f"seq acc {seen[3:]} at step {early.rpartition('@step')[2]}"
-    any_key = f"align_acc_any/{seen}"  # any source position holding the emitted symbol
+    any_key = column("align_acc_any", seen)  # any source position holding the emitted symbol
     with_any = any(r.get(any_key) is not None for r in rows)
     header = (["setting", "seeds"] + ([early_name] if early else [])
               + [f"seq acc {r[3:]}" for r in ranges]
@@ -366,14 +199,16 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
     table = []
     for setting in settings:
         seeds = [r for r in rows if r["setting"] == setting]
-        reached = [r["step_to_0.99"] for r in seeds if r["step_to_0.99"] is not None]
+        reached = [r[STEP_TO_SOLVED_COLUMN] for r in seeds
+                   if r[STEP_TO_SOLVED_COLUMN] is not None]
         steps = (f"{interval_cell(reached, 0)} ({len(reached)}/{len(seeds)})" if reached
                  else f"— (0/{len(seeds)})")
         cells = [setting, seeds_cell(seeds)]
         if early:
             cells.append(interval_cell([r.get(early) for r in seeds]))
-        cells += [interval_cell([r.get(f"seq_acc/{name}") for r in seeds]) for name in ranges]
-        cells.append(interval_cell([r.get(f"align_acc/{seen}") for r in seeds]))
+        cells += [interval_cell([r.get(column("seq_acc", name)) for r in seeds])
+                  for name in ranges]
+        cells.append(interval_cell([r.get(column("align_acc", seen)) for r in seeds]))
         if with_any:
             cells.append(interval_cell([r.get(any_key) for r in seeds]))
         cells += [interval_cell([r.get(auc_key) for r in seeds]), steps]
@@ -382,8 +217,8 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
         if with_copy:
             cells.append(interval_cell([r.get(copy_key) for r in seeds]))
         table.append(cells)
-    metrics = [(f"seq_acc/{ranges[-1]}", f"seq acc {ranges[-1][3:]}"),
-               (f"seq_acc/{seen}", f"seq acc {seen[3:]}"),
+    metrics = [(column("seq_acc", ranges[-1]), f"seq acc {ranges[-1][3:]}"),
+               (column("seq_acc", seen), f"seq acc {seen[3:]}"),
                (auc_key, f"area under seq acc {seen[3:]}")]
     metrics += [(early, early_name)] if early else []
     metrics = [(key, name) for key, name in metrics if any(r.get(key) is not None for r in rows)]
@@ -413,7 +248,7 @@ def markdown(rows, ranges, elapsed_s: float, eval_every: int | None = None,
             "argmax on the right source position; area under seq acc: the held-out "
             "accuracy curve's mean over training (trapezoids), a speed measure with no "
             f"ceiling.{grid}"
-            + (pivot_section(rows, f"seq_acc/{seen}", f"seq acc {seen[3:]}", config)
+            + (pivot_section(rows, column("seq_acc", seen), f"seq acc {seen[3:]}", config)
                if config is not None else "")
             + ("\n\n## Every setting\n\n" if config is not None else "\n\n")
             + markdown_table(header, table)
@@ -430,7 +265,7 @@ def analysis_section(rows, settings, seen: str, label: str | None = None) -> str
     the held-out range (or split) ``seen``, named ``label`` in the header (default: its
     lengths); per setting, whether zeroing the token the weights rank highest costs
     more than zeroing a random one. '' without it."""
-    if not any(r.get(f"ablation_drop_random/{seen}") is not None for r in rows):
+    if not any(r.get(column("ablation_drop_random", seen)) is not None for r in rows):
         return ""
     label = seen.removeprefix("len") if label is None else label
     columns = [("align_acc", "explicit align acc"), ("implicit_align_acc", "implicit align acc"),
@@ -452,11 +287,11 @@ def analysis_section(rows, settings, seen: str, label: str | None = None) -> str
                ("overlap_implicit", "share: implicit argmax is the explicit argmax"),
                ("overlap_random", "share: random token is the explicit argmax")]
     columns = [(k, name) for k, name in columns
-               if any(r.get(f"{k}/{seen}") is not None for r in rows)]
+               if any(r.get(column(k, seen)) is not None for r in rows)]
     table = []
     for setting in settings:
         seeds = [r for r in finished(rows) if r["setting"] == setting]
-        values = lambda key: [r.get(f"{key}/{seen}") for r in seeds]
+        values = lambda key: [r.get(column(key, seen)) for r in seeds]
         cells = [setting, str(len(seeds))] + [interval_cell(values(k)) for k, _ in columns]
         if any(v is not None for v in values("ablation_drop_explicit")):
             cells.append(verdict({"explicit argmax": values("ablation_drop_explicit"),

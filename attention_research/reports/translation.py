@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from attention_research.metric_names import as_column, column, final_key
 from attention_research.reports import bleu_tests, plotting, stats
+from attention_research.reports.setting_names import readable_names, setting_of
 from attention_research.reports.tables import (
     SEPARATION_NOTE, analysis_section, finished, interval_cell, markdown_table, pivot_section,
-    readable_names, seeds_cell, setting_of, status_fields, verdict, write_csv)
+    seeds_cell, status_fields, write_csv)
+from attention_research.reports.verdicts import verdict
 from attention_research.running.workdir import write_atomically
 from attention_research.tasks.translation import metrics
 
@@ -24,7 +27,7 @@ def member_rows(members, summaries) -> list[dict]:
         entry = summary["members"][0]
         row = {"member": member.name, "setting": setting_of(member), "seed": entry["seed"],
                **status_fields(summary), "wall_time_s": summary["wall_time_s"]}
-        row.update({k.removeprefix("eval/"): v for k, v in entry["final"].items()})
+        row.update({as_column(k): v for k, v in entry["final"].items()})
         row.update({f"bleu_len{k}": v["bleu"]
                     for k, v in entry.get("bleu_by_length", {}).items()})
         rows.append(row)
@@ -35,7 +38,8 @@ def markdown(rows, split: str, elapsed_s: float, config=None) -> str:
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     lengths = list(dict.fromkeys(k for r in rows for k in r if k.startswith("bleu_len")))
     # Lowercased BLEU (the Multi30k tutorials' score) where the runs report it.
-    lowercased = [f"{split}/bleu_lc"] if any(f"{split}/bleu_lc" in r for r in rows) else []
+    lowercased = ([final_key(split, "bleu_lc")]
+                  if any(final_key(split, "bleu_lc") in r for r in rows) else [])
     header = (["setting", "seeds", f"BLEU ({split})"]
               + [f"lowercased BLEU ({split})"] * len(lowercased)
               + [f"chrF ({split})", "validation loss"]
@@ -45,20 +49,22 @@ def markdown(rows, split: str, elapsed_s: float, config=None) -> str:
         seeds = [r for r in rows if r["setting"] == setting]
         cells = [setting, seeds_cell(seeds)]
         cells += [interval_cell([r.get(k) for r in seeds]) for k in
-                  (f"{split}/bleu", *lowercased, f"{split}/chrf", "loss/validation", *lengths)]
+                  (final_key(split, "bleu"), *lowercased, final_key(split, "chrf"),
+                   column("loss", "validation"), *lengths)]
         table.append(cells)
     shown = readable_names(settings, config)  # verdicts by display names (issue 38)
     verdicts = [[name, verdict({shown[s]: [r.get(key) for r in finished(rows)
                                            if r["setting"] == s]
                                for s in settings}, digits=2, rule=rule)]
-                for key, name, rule in ((f"{split}/bleu", f"BLEU ({split})", stats.BLEU),
-                                        (f"{split}/chrf", f"chrF ({split})", stats.CHRF))]
+                for key, name, rule in (
+                    (final_key(split, "bleu"), f"BLEU ({split})", stats.BLEU),
+                    (final_key(split, "chrf"), f"chrF ({split})", stats.CHRF))]
     return ("Mean ± the half-width of its 95% t interval over seeds (no interval for one "
             "seed). BLEU and chrF by sacrebleu on detokenised output (lowercased BLEU: "
             "sacrebleu's with lowercase=True, as the Multi30k tutorials score); source "
             "length in words.\n\n" + markdown_table(header, table)
             # The same by display names, each setting against the baseline (issue 38).
-            + (pivot_section([{**r, "task": split} for r in rows], f"{split}/bleu",
+            + (pivot_section([{**r, "task": split} for r in rows], final_key(split, "bleu"),
                              f"BLEU ({split})", config, stats.BLEU) if config else "")
             + "\n\n## Which settings a test separates\n\n" + SEPARATION_NOTE
             + " With one seed per setting, significance.md compares the systems sentence "

@@ -38,9 +38,8 @@ import numpy as np
 
 from attention_research.models import FAMILIES
 from attention_research.running.checkpoints import Checkpoints
-from attention_research.running.workdir import (EVALUATIONS, RESOURCE_FIELDS, WorkDir,
-                                                config_differences, read_json,
-                                                write_atomically)
+from attention_research.running.config_changes import RESOURCE_FIELDS, config_differences
+from attention_research.running.workdir import EVALUATIONS, WorkDir, read_json, write_atomically
 from attention_research.training.selection import lower_is_better
 
 # Fields a run reads only once it has trained: its name (the sweep's), what the final

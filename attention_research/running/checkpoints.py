@@ -15,7 +15,7 @@ checkpoint on disk is finite, so ``max_to_keep`` can never delete the last finit
 one.
 
 Each checkpoint also keeps the config of every member it trained, so that a resume is
-checked against what the checkpoint *is* (``workdir.check_checkpoint_config``), not
+checked against what the checkpoint *is* (``config_changes.check_checkpoint_config``), not
 only against the side file config.json. A checkpoint that is not ``regular`` (saved on
 a stop, ``running/preemption.py``) is deleted once a newer regular one is saved.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from attention_research.running.workdir import ADDED_FIELDS
+from attention_research.running.config_changes import ADDED_FIELDS
 
 
 def short_field(field: str) -> str:

@@ -26,11 +26,13 @@ import numpy as np
 from tqdm import tqdm
 
 from attention_research.errors import RunError
+from attention_research.metric_names import TIME, TRAIN_LOSS
 from attention_research.running import adopt, peaks, preemption
 from attention_research.running.checkpoints import Checkpoints
 from attention_research.running.lock import DirectoryLock
-from attention_research.running.workdir import (WorkDir, check_checkpoint_config, code_version,
-                                                read_json, software_versions)
+from attention_research.running.config_changes import check_checkpoint_config
+from attention_research.running.provenance import code_version, software_versions
+from attention_research.running.workdir import WorkDir, read_json
 from attention_research.training import health, memory
 from attention_research.training.config_checks import validate
 from attention_research.training.mesh import fetch
@@ -75,7 +77,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     every jit call (tests use one to interrupt a run). Nothing written before an
     error is lost. A member that fails (non-finite) gets a summary with
     ``status: failed``; the others train on. ``resume_with``: the training fields
-    (``workdir.parse_resume_with``) that may differ from the checkpoint's config; each
+    (``config_changes.parse_resume_with``) that may differ from the checkpoint's config; each
     change is recorded, with its step, in config_history.json and summary.json.
     A cohort whose every member has finished (``finished_summaries``) is not touched:
     its saved summaries are returned, unless ``refinish`` asks for its final
@@ -156,7 +158,7 @@ def keep_checkpoints_the_logs_reach(cohort, checkpoints):
     if reached and reached[-1] == steps[-1]:
         return
     short = next(w for w in logging if not w.has_train_log(log_step(train, steps[-1])))
-    logged = [r["step"] for r in short.read_metrics() if "train/loss" in r]
+    logged = [r["step"] for r in short.read_metrics() if TRAIN_LOSS in r]
     ends = (f"ends at step {max(logged)}" if logged else
             "holds no training log" if short.metrics_path.exists() else "is missing")
     if not reached:
@@ -218,9 +220,9 @@ def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
     kept = [workdir.resume_at(step) for workdir in cohort.workdirs]
     for records, monitor in zip(kept, cohort.monitors):
         for record in records:  # warn as an unbroken run would
-            if record.get("train/loss") is not None:
-                monitor.update(record["step"], record["train/loss"])
-    times = [r["time_s"] for r in kept[0] if "time_s" in r]
+            if record.get(TRAIN_LOSS) is not None:
+                monitor.update(record["step"], record[TRAIN_LOSS])
+    times = [r[TIME] for r in kept[0] if TIME in r]
     cohort.time_offset = times[-1] if (step and times) else 0.0
     return state, step
 

@@ -30,8 +30,8 @@ from attention_research.errors import ConfigError
 from attention_research.running import adopt, preemption, sweeps
 from attention_research.running.names import compared_setting
 from attention_research.running.run import train_cohort
-from attention_research.running.workdir import (ConfigMismatchError, WorkDir, read_json,
-                                                write_atomically)
+from attention_research.running.config_changes import ConfigMismatchError
+from attention_research.running.workdir import WorkDir, read_json, write_atomically
 from attention_research.tasks import get_task
 from attention_research.training import timing
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from attention_research.training.config_checks import ConfigError, validate
 from attention_research.running.names import compared_setting, member_name, short_field
-from attention_research.running.workdir import ADDED_FIELDS, RESOURCE_FIELDS
+from attention_research.running.config_changes import ADDED_FIELDS, RESOURCE_FIELDS
 
 # Values a cohort can hold per member: the seed, and the optimiser hyperparameters
 # that live in the optimiser state (optax.inject_hyperparams).
@@ -195,7 +195,7 @@ def _digest(text: str) -> str:
 def cohort_id(cohort: list[Member]) -> str:
     """A stable name for a cohort's checkpoint directory: its first member's index and a
     digest of its structure without the resource fields and without the fields added
-    after runs began that hold the value those runs had (``workdir.ADDED_FIELDS``), so
+    after runs began that hold the value those runs had (``config_changes.ADDED_FIELDS``), so
     that adding a config field leaves a half-trained cohort's checkpoints where its
     resumption looks."""
     tree = json.loads(cohort[0].config.to_json())

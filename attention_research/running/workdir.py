@@ -27,8 +27,8 @@
 
 A sweep's work directory adds ``members/``, ``cohorts/``, ``commands.txt`` and the
 comparison (``running/sweep.py``). ``kind.json`` says which of the two a directory
-holds, and of which config (``claim``): one kind per directory, since a run and a
-sweep write plots of the same names.
+holds, and of which config (``kinds.claim``): one kind per directory, since a run and
+a sweep write plots of the same names.
 
 Only process 0 writes, so many hosts can share one directory. config.json and
 summary.json are written whole or not at all (write, then rename); a line of
@@ -38,12 +38,10 @@ metrics.jsonl torn by a kill is dropped on resume.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import math
 import os
 import shutil
-import subprocess
 import threading
 from pathlib import Path
 
@@ -51,72 +49,15 @@ import jax
 import numpy as np
 
 from attention_research.errors import RunError, explain, os_reason
-
-
-# Fields that set how much is computed at once, never what is computed: a run may
-# resume with another value (e.g. a smaller evaluation chunk after running out of
-# memory), and config.json then records the new one. A member trained in a cohort of
-# any size gives the metrics it gives alone (tests/test_sweeps.py), so the cohort cap
-# is one of them; so is how hard XLA optimises (train.fast_compile: the same program,
-# equal up to float rounding). So is where a built-in corpus's raw files are
-# (task.data_path): they are read once, when its TFDS dataset is prepared, and
-# Multi30k's are pinned by checksum, so a member trained from one copy (a GPU machine's)
-# resumes or is recorded beside members trained from another.
-# So is the setting a sweep's report measures the others against (baseline): it is read
-# by the report alone, so an experiment may name it after its members are trained.
-RESOURCE_FIELDS = frozenset({"task.eval_batch_size", "analysis.batch_size",
-                             "max_cohort_members", "train.fast_compile", "task.data_path",
-                             "baseline"})
-
-# Fields added after runs were written, with the value that gives the behaviour those
-# runs had: a config.json without one of them is read as holding that value, so a run
-# (or a sweep member) begun before the field existed still resumes.
-ADDED_FIELDS = {
-    "model.attention.hard.reward": "token",
-    "model.attention.hard.soft_unit": "step",
-    "model.attention.hard.test_context": "argmax",
-    "train.gradient_batches": 0,
-    "train.gradient_alt_soft_fraction": -1.0,
-    "train.curve_eval_every": 0,
-    "task.eval_range_ends": [],
-    "train.label_smoothing": 0.0,
-    "model.token_dropout": 0.0,
-    "model.tie_embeddings": "none",
-    "task.batch_tokens": 0,
-    "task.subword_alpha": 0.0,
-    "task.subword_nbest": 64,
-    "train.best_metric": "",
-    "train.patience": 0,
-    "train.average_last": 0,
-    "model.attention.normalizer": "softmax",
-    "model.max_relative_distance": 16,
-    "model.attention.location_filters": 10,
-    "model.attention.location_width": 201,
-    "model.attention.coverage_loss": 0.0,
-    "model.attention.coverage_loss_from": 0.0,
-    "task.coverage_penalty": 0.0,
-    "task.eval_sentences": 0,
-    "task.also_translate": [],
-    "task.length_penalty_search": [],
-    "task.length_penalty_min_ratio": 0.0,
-    "task.length_penalty_long_words": 16,
-    "task.length_penalty_select": "bleu",
-    "train.fast_compile": False,
-    "model.attention.monotonic.bias": -4.0,
-    "model.attention.monotonic.noise": 1.0,
-    "model.pointer_generator": False,
-    # The implicit analysis (training/held_out.py) is off ('') in every run before it.
-    "analysis.implicit": "",
-    "analysis.steps": 32,
-    "analysis.target_steps": 1,
-    "analysis.rollout_residual": 0.5,
-    "baseline": "",
-}
+from attention_research.metric_names import (HELD_OUT, TIME, TRAIN_GFLOP_PER_S, TRAIN_LOSS,
+                                             TRAIN_TOKENS_PER_S)
+from attention_research.running.config_changes import (CHANGEABLE_PREFIX, ConfigMismatchError,
+                                                       RESOURCE_FIELDS, config_differences)
 
 
 # The fields of a metrics.jsonl row that measure the machine, not the model: they
 # differ between a run and its resumed twin, everything else is equal.
-TIMING_FIELDS = ("time_s", "train/tokens_per_s", "train/gflop_per_s")
+TIMING_FIELDS = (TIME, TRAIN_TOKENS_PER_S, TRAIN_GFLOP_PER_S)
 EVALUATIONS = "evaluations"  # each evaluation's pictures, step_NNNNNNN/ (TensorBoard's)
 
 
@@ -126,166 +67,8 @@ def _read_png(path: Path) -> np.ndarray:
     return matplotlib.image.imread(path)[..., :3]
 
 
-class ConfigMismatchError(RunError):
-    """The work directory holds a run of another config."""
-
-
 class WorkDirError(RunError):
     """A work directory that cannot be written, or a file in it that cannot be read."""
-
-
-# The fields a resume may change on purpose (``--resume_with``): how long and how
-# fast a run trains and how it is watched. Not the model, the task, the optimiser's
-# kind or what its state holds: the checkpoint could not be the same run under those.
-CHANGEABLE_PREFIX = "train."
-UNCHANGEABLE_FIELDS = frozenset({"train.optimizer", "train.best_metric",
-                                 "train.steps_per_call"})
-
-
-def config_differences(saved: dict, config) -> list[tuple[str, object, object]]:
-    """(field, saved, now) for every field in which ``config`` differs from ``saved`` (a
-    config as JSON; a field it lacks is read from ``ADDED_FIELDS``), resource fields
-    included."""
-    now = flatten(json.loads(config.to_json()))
-    saved = {**{k: v for k, v in ADDED_FIELDS.items() if k in now}, **flatten(saved)}
-    return [(k, saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
-            if saved.get(k) != now.get(k)]
-
-
-def parse_resume_with(text: str, config) -> frozenset:
-    """The fields ``--resume_with`` names (comma-separated), each checked to be a
-    field of ``config`` that a resume may change."""
-    fields = frozenset(f.strip() for f in text.split(",") if f.strip())
-    known = flatten(json.loads(config.to_json()))
-    for field in sorted(fields):
-        if field not in known:
-            close = sorted(k for k in known if k.startswith(CHANGEABLE_PREFIX)
-                           and k not in UNCHANGEABLE_FIELDS)
-            raise RunError(f"--resume_with names {field!r}, which is no field of the "
-                           f"config; the fields a resume may change: {', '.join(close)}")
-        if not field.startswith(CHANGEABLE_PREFIX) or field in UNCHANGEABLE_FIELDS:
-            raise RunError(f"--resume_with cannot change {field}: a checkpoint trained "
-                           f"under another value is another run. Only {CHANGEABLE_PREFIX}* "
-                           f"fields may change, except {', '.join(sorted(UNCHANGEABLE_FIELDS))}"
-                           "; pass another --workdir to train afresh.")
-    return fields
-
-
-def _listed(differences) -> str:
-    return ", ".join(f"{k}: was {a!r}, now {b!r}" for k, a, b in differences)
-
-
-def check_checkpoint_config(saved: list[dict] | None, configs, step: int, where,
-                            changeable=frozenset()) -> list[list[tuple]]:
-    """Refuse to resume the checkpoint of ``step`` (in ``where``) unless each member's
-    config (``configs``) is the one it was trained with (``saved``, from the checkpoint)
-    up to ``RESOURCE_FIELDS`` and the ``changeable`` fields (``--resume_with``); returns
-    each member's changes in those fields. ``saved`` None (a checkpoint from before they
-    were kept) checks nothing here: config.json is checked instead."""
-    if saved is None:
-        return [[] for _ in configs]
-    if len(saved) != len(configs):
-        raise ConfigMismatchError(
-            f"the checkpoint of step {step} in {where} holds {len(saved)} member(s), this "
-            f"run {len(configs)}: it is of another run. Nothing was changed; pass another "
-            "--workdir.")
-    changes = []
-    for member, (was, config) in enumerate(zip(saved, configs)):
-        differences = [d for d in config_differences(was, config)
-                       if d[0] not in RESOURCE_FIELDS]
-        refused = [d for d in differences if d[0] not in changeable]
-        if refused:
-            who = f" (member {member}, {config.name})" if len(configs) > 1 else ""
-            structural = [d for d in refused if not d[0].startswith(CHANGEABLE_PREFIX)
-                          or d[0] in UNCHANGEABLE_FIELDS]
-            if structural:
-                raise ConfigMismatchError(
-                    f"the checkpoint of step {step} in {where}{who} is of another model or "
-                    f"task ({_listed(refused)}). It is intact and was left as it is: rerun "
-                    "with its values, or pass another --workdir.")
-            raise ConfigMismatchError(
-                f"the checkpoint of step {step} in {where}{who} was trained with another "
-                f"config ({_listed(refused)}). Nothing was changed: rerun with its values, "
-                "pass another --workdir, or, to change them from this step on, add "
-                f"--resume_with={','.join(d[0] for d in refused)}.")
-        changes.append(differences)
-    return changes
-
-
-KIND_FILE = "kind.json"
-
-
-def _found_kind(path: Path) -> dict | None:
-    """What a directory written before kind.json existed holds, from its files."""
-    if (path / "members").is_dir() or (path / "cohorts").is_dir():
-        return {"kind": "sweep"}
-    if any((path / name).exists() for name in ("config.json", "metrics.jsonl", "checkpoints")):
-        return {"kind": "run"}
-    return None
-
-
-def _described(found: dict) -> str:
-    kind = "a sweep" if found["kind"] == "sweep" else "a single run"
-    return kind + (f" of {found['of']}" if found.get("of") else "")
-
-
-def claim(path, kind: str, of: str):
-    """Refuse a work directory that holds another kind of run ("run" or "sweep") or a
-    run of another config file (``of``: its name and argument), before anything is
-    written; record ``kind.json`` in a new (or older) one. Nothing is changed when
-    refused."""
-    path, wanted = Path(path), {"kind": kind, "of": of}
-    file = path / KIND_FILE
-    found = read_json(file) if file.exists() else _found_kind(path)
-    if found and (found["kind"] != kind or found.get("of", of) != of):
-        raise WorkDirError(
-            f"{path} holds {_described(found)}; this is {_described(wanted)}. One kind of "
-            "run per work directory (each would overwrite the other's plots and reports): "
-            "pass another --workdir.")
-    if not file.exists():
-        path.mkdir(parents=True, exist_ok=True)
-        write_atomically(file, json.dumps(wanted) + "\n")
-
-
-@functools.cache
-def code_version() -> dict | None:
-    """The commit of the code that trains, and whether its checkout had changes: kept in
-    every summary.json, so that a replication can show it ran the first run's code (an
-    audit, issue 35). None outside a git checkout (an installed package, CI's copy)."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
-                                capture_output=True, text=True, timeout=10)
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                 "--untracked-files=no", "--", "attention_research"],
-                                capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if commit.returncode or status.returncode:
-        return None
-    return {"commit": commit.stdout.strip(), "changed": bool(status.stdout.strip())}
-
-
-# The packages whose versions can change a run's numbers: the GPU's image had jax 0.11.2
-# and SentencePiece 0.2.2 where this project's CPU machine has 0.10.2 and 0.2.3, and the
-# two SentencePiece versions learn different subword models from the same small corpus.
-VERSIONED_PACKAGES = ("jax", "jaxlib", "flax", "optax", "numpy", "sentencepiece", "sacrebleu")
-
-
-@functools.cache
-def software_versions() -> dict:
-    """Python's and ``VERSIONED_PACKAGES``' versions (None where one is not installed),
-    kept in every summary.json beside the commit."""
-    import platform
-    from importlib import metadata
-
-    def version(package):
-        try:
-            return metadata.version(package)
-        except metadata.PackageNotFoundError:
-            return None
-    return {"python": platform.python_version(),
-            **{package: version(package) for package in VERSIONED_PACKAGES}}
 
 
 def ensure_writable(path) -> Path:
@@ -326,17 +109,6 @@ def read_json(path):
     except ValueError as error:
         raise WorkDirError(f"{path} is damaged ({error}). Delete it and rerun the same "
                            "command: the run resumes from its last checkpoint.") from None
-
-
-def flatten(tree, prefix=""):
-    """{'a': {'b': 1}} -> {'a.b': 1}."""
-    flat = {}
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            flat.update(flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 def _json_safe(value):
@@ -455,7 +227,7 @@ class WorkDir:
 
     def has_train_log(self, step: int) -> bool:
         """Whether metrics.jsonl holds the training log of ``step`` (0: nothing to hold)."""
-        return step <= 0 or any(r["step"] == step and "train/loss" in r
+        return step <= 0 or any(r["step"] == step and TRAIN_LOSS in r
                                 for r in self.read_metrics())
 
     def failed(self) -> bool:
@@ -470,7 +242,7 @@ class WorkDir:
         got there), and resuming would join two histories in one record."""
         if not self.is_writer or log_step <= 0:
             return
-        if not any(r["step"] == log_step and "train/loss" in r for r in self.read_metrics()):
+        if not any(r["step"] == log_step and TRAIN_LOSS in r for r in self.read_metrics()):
             logged = [r["step"] for r in self.read_metrics()]
             raise RunError(
                 f"{self.metrics_path} ends at step {max(logged, default=0)} but the "
@@ -606,7 +378,7 @@ class WorkDir:
                   for k, v in settings.items()}
         final = {k: 0.0 for m in summary.get("members", [])
                  for k, v in m.get("final", {}).items()
-                 if isinstance(v, (int, float)) and k.startswith("eval/")}
+                 if isinstance(v, (int, float)) and k.startswith(HELD_OUT)}
         for part in hparams(values, final):
             writer.file_writer.add_summary(part)
 

@@ -27,16 +27,18 @@ import numpy as np
 
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
 from attention_research.errors import require
+from attention_research.metric_names import eval_key, length_range
 
 
 def length_ranges(train_max_length: int, eval_max_length: int, range_ends=()):
     """[(name, first, last)]: the seen range, then the longer lengths, in one range or
     cut after each of ``range_ends`` (e.g. (80,) with 1-20 seen, 200 held out:
     len1-20, len21-80, len81-200)."""
-    ranges, first = [(f"len1-{train_max_length}", 1, train_max_length)], train_max_length + 1
+    ranges = [(length_range(1, train_max_length), 1, train_max_length)]
+    first = train_max_length + 1
     for last in [*sorted(range_ends), eval_max_length]:
         if last >= first:
-            ranges.append((f"len{first}-{last}", first, last))
+            ranges.append((length_range(first, last), first, last))
             first = last + 1
     return ranges
 
@@ -124,7 +126,7 @@ class SymbolTask:
     @classmethod
     def selection_metrics(cls, config) -> tuple[str, ...]:
         """The held-out metrics ``train.best_metric`` may name: per length range."""
-        return tuple(f"eval/{metric}/{name}" for name, _, _ in cls.length_ranges(config)
+        return tuple(eval_key(metric, name) for name, _, _ in cls.length_ranges(config)
                      for metric in ("seq_acc", "token_acc", "loss"))
 
     # Batches -----------------------------------------------------------------------

@@ -222,7 +222,7 @@ def heatmap_maps(model, params, batch, options, transformer: bool) -> dict:
 
 
 def side_by_side(maps: dict, sources, targets, method: str) -> list[dict]:
-    """The examples plotting.explicit_vs_implicit draws, from one member's
+    """The examples heatmaps.explicit_vs_implicit draws, from one member's
     ``heatmap_maps`` (with the task's teacher-forced weights as 'forced_weights'):
     example j's source and target tokens and its explicit, implicit and rollout maps,
     each where the model has it."""

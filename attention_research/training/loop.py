@@ -30,6 +30,8 @@ from tqdm import tqdm
 
 from attention_research import models
 from attention_research.attention import training_signal
+from attention_research.metric_names import (TIME, TRAIN_GFLOP_PER_S, TRAIN_GRAD_NORM, TRAIN_LOSS,
+                                             TRAIN_TOKEN_ACC, TRAIN_TOKENS_PER_S, eval_key)
 from attention_research.tasks import get_task
 from attention_research.training import compile_ahead, health, memory, timing
 from attention_research.training.evaluation import Run, make_evaluation
@@ -178,14 +180,14 @@ class Cohort:
         for member, workdir in enumerate(self.workdirs):
             if not self.healthy(member):
                 continue
-            row = {"train/loss": sums["loss"][member] / steps,
-                   "train/token_acc": sums["correct"][member] / sums["tokens"][member],
-                   "train/grad_norm": sums["grad_norm"][member] / steps,
-                   "train/tokens_per_s": tokens_per_s,
-                   **({"train/gflop_per_s": gflop_per_s} if gflop_per_s else {}),
-                   "time_s": self.elapsed()}
+            row = {TRAIN_LOSS: sums["loss"][member] / steps,
+                   TRAIN_TOKEN_ACC: sums["correct"][member] / sums["tokens"][member],
+                   TRAIN_GRAD_NORM: sums["grad_norm"][member] / steps,
+                   TRAIN_TOKENS_PER_S: tokens_per_s,
+                   **({TRAIN_GFLOP_PER_S: gflop_per_s} if gflop_per_s else {}),
+                   TIME: self.elapsed()}
             workdir.log(step, member, row)
-            for warning in self.monitors[member].update(step, float(row["train/loss"])):
+            for warning in self.monitors[member].update(step, float(row[TRAIN_LOSS])):
                 if self.is_writer:
                     tqdm.write(f"warning: member {member}: {warning}")
             first_row = first_row or row
@@ -215,12 +217,12 @@ class Cohort:
         if self.gradient_statistics is not None:
             gradients = fetch(self.gradient_statistics(state))
             for member, result in enumerate(results):
-                result["metrics"].update({f"eval/{name}/attention": float(value[member])
+                result["metrics"].update({eval_key(name, "attention"): float(value[member])
                                           for name, value in gradients.items()})
         if log:
             for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
                 if self.healthy(member):
-                    workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
+                    workdir.log(step, member, {**result["metrics"], TIME: self.elapsed()})
                     if workdir.is_writer and self.figures is not None:  # for TensorBoard
                         workdir.log_pictures(step, *self.figures.pictures(result))
         return results
@@ -233,7 +235,7 @@ class Cohort:
             results = self.evaluate(state.params, seen_only=True)
         for member, (workdir, result) in enumerate(zip(self.workdirs, results)):
             if self.healthy(member):
-                workdir.log(step, member, {**result["metrics"], "time_s": self.elapsed()})
+                workdir.log(step, member, {**result["metrics"], TIME: self.elapsed()})
 
     def summary(self, member: int, step: int, status: str, final=None, result=None) -> dict:
         """A member's summary.json (summary.py); ``final`` and ``result`` for a finished one."""
@@ -279,7 +281,7 @@ class Cohort:
             # from another sweep (adopt.py) has logged those its donor measured, and
             # logs only its own (its analysis).
             if unlogged := run.workdir.unlogged(step, final.log):
-                run.workdir.log(step, member, {**unlogged, "time_s": self.elapsed()})
+                run.workdir.log(step, member, {**unlogged, TIME: self.elapsed()})
             if run.workdir.is_writer and self.figures is not None:
                 self.figures.draw(run, step, result, final)
             summary = self.summary(member, step, "finished", final, result)
@@ -338,9 +340,9 @@ def train_steps(cohort: Cohort, checkpoints, state, step: int, hooks, progress: 
                 alive, row = cohort.log_train(step, pending, last_log_time)
                 pending, last_log_time = [], time.time()
                 if row is not None:  # the first healthy member's, on the progress bar
-                    bar.set_postfix(loss=f"{row['train/loss']:.3f}",
-                                    acc=f"{row['train/token_acc']:.3f}",
-                                    tok_s=f"{row['train/tokens_per_s']:.0f}")
+                    bar.set_postfix(loss=f"{row[TRAIN_LOSS]:.3f}",
+                                    acc=f"{row[TRAIN_TOKEN_ACC]:.3f}",
+                                    tok_s=f"{row[TRAIN_TOKENS_PER_S]:.0f}")
             elif at(train_config.eval_every) or at(train_config.checkpoint_every) or curve_step:
                 alive = cohort.check_health(*jax.device_get(
                     (pending[-1]["failed_step"], pending[-1]["failure"])))

@@ -258,13 +258,13 @@ def collect() -> list[tuple[str, Finding]]:
 def config_differences(original: Path, replication: Path, adds=()) -> list[str]:
     """The replicated settings whose config differs from the first run's in anything but
     the seed (a replication must rerun the same experiment). A field added after the
-    first run was written counts as the value that run had (``workdir.ADDED_FIELDS``),
+    first run was written counts as the value that run had (``config_changes.ADDED_FIELDS``),
     and the fields that set only how much is computed at once are not compared, nor
     those of ``adds`` ({field: the value the replication must hold}): fields the
     experiment lets its replication differ in because they only add outputs beside the
     ones the first run's rule read (``REPLICATION_ADDS``); at another value they differ."""
-    from attention_research.reports.tables import setting_name
-    from attention_research.running.workdir import ADDED_FIELDS, RESOURCE_FIELDS, flatten
+    from attention_research.reports.setting_names import setting_name
+    from attention_research.running.config_changes import ADDED_FIELDS, RESOURCE_FIELDS, flatten
 
     def compared(path, replicating=False):
         config = {**ADDED_FIELDS, **flatten(json.loads(path.read_text()))}

@@ -8,6 +8,7 @@ family other than the Transformer takes "rnn"'s).
 
 from __future__ import annotations
 
+from attention_research.metric_names import eval_key
 from attention_research.errors import require
 from attention_research.tasks.translation.task import set_fields
 
@@ -23,7 +24,7 @@ RECIPES = {
         "model.attention.dim": 128, "model.tie_embeddings": "all",
         "train.batch_size": 64, "train.learning_rate": 2e-3, "train.warmup_steps": 200,
         "train.label_smoothing": 0.1, "train.num_steps": 8000, "train.eval_every": 500,
-        "train.best_metric": "eval/bleu/validation",
+        "train.best_metric": eval_key("bleu", "validation"),
         "transformer": {"model.ff_dim": 512, "model.dropout": 0.1},
         "rnn": {"model.dropout": 0.2}},
 }

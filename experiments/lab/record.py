@@ -36,7 +36,7 @@ from pathlib import Path
 import ml_collections
 
 from attention_research.running import config_files
-from attention_research.reports.tables import setting_name
+from attention_research.reports.setting_names import setting_name
 from attention_research.running.workdir import read_json, write_atomically
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md")

@@ -33,7 +33,8 @@ import sys
 from pathlib import Path
 
 from experiments.lab.record import ROOT
-from attention_research.reports.tables import setting_name
+from attention_research.metric_names import TIME
+from attention_research.reports.setting_names import setting_name
 from attention_research.running.workdir import WorkDir
 
 MAPS = ("attention", "explicit_vs_implicit")  # record(): plots/<map>_<setting>.png
@@ -73,7 +74,7 @@ def training_arguments(destination) -> list[str]:
 
 
 def _is_timing(key: str) -> bool:
-    return key == "time_s" or key.endswith("_per_s")
+    return key == TIME or key.endswith("_per_s")
 
 
 def log_difference(recorded: Path, retrained: Path) -> str | None:

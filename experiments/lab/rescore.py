@@ -30,6 +30,7 @@ import json
 import sys
 from pathlib import Path
 
+from attention_research.metric_names import eval_key
 from attention_research.tasks.translation import metrics, subwords
 from attention_research.running.workdir import read_json, write_atomically
 
@@ -74,7 +75,7 @@ def rescore_member(member: Path, command: str, mapping: dict[str, str]) -> dict 
     return changed
 
 
-def selection_margins(member: Path, metric: str = "eval/bleu/validation") -> dict | None:
+def selection_margins(member: Path, metric: str = eval_key("bleu", "validation")) -> dict | None:
     """How close a best-checkpoint choice was: the selected evaluation's ``metric`` and
     the runner-up's (from metrics.jsonl), or None for a member that kept its last
     parameters. A choice whose margin is below the normalisation's shift between

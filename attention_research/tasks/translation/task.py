@@ -19,6 +19,7 @@ import numpy as np
 
 from attention_research.data import EOS, PAD, Batch
 from attention_research.errors import require
+from attention_research.metric_names import eval_key
 from attention_research.tasks.translation import datasets, pipeline, subwords
 
 
@@ -52,7 +53,7 @@ DEFAULTS = {
     "model.attention.dim": 128, "model.tie_embeddings": "all",
     "train.batch_size": 64, "train.learning_rate": 2e-3, "train.warmup_steps": 200,
     "train.label_smoothing": 0.1, "train.num_steps": 8000, "train.eval_every": 500,
-    "train.best_metric": "eval/bleu_lc/validation",
+    "train.best_metric": eval_key("bleu_lc", "validation"),
     "transformer": {"model.ff_dim": 512, "model.dropout": 0.1},
     "rnn": {"model.dropout": 0.2}}
 # The suffix of a split translated at each member's tuned length penalty
@@ -228,7 +229,7 @@ class Translation:
     @classmethod
     def selection_metrics(cls, config) -> tuple[str, ...]:
         """The held-out metrics ``train.best_metric`` may name (the validation split's)."""
-        return tuple(f"eval/{metric}/validation" for metric in ("bleu", "bleu_lc", "chrf",
+        return tuple(eval_key(metric, "validation") for metric in ("bleu", "bleu_lc", "chrf",
                                                                  "loss", "token_acc"))
 
     def __init__(self, config, seeds, verbose: bool = False):

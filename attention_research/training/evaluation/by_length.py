@@ -15,13 +15,12 @@ import numpy as np
 from attention_research.analysis import agreement
 from attention_research.attention import entropy
 from attention_research.data import PAD, Batch
+from attention_research.metric_names import (FIRST_STEP_SOLVED, SOLVED_SEQ_ACC, TIME,
+                                             TIME_TO_SOLVED, as_column, eval_key)
 from attention_research.training import held_out
 from attention_research.training.decoding import greedy_decode
 from attention_research.training.evaluation import Final, ranges
 from attention_research.training.steps import over_members, teacher_forced
-
-TARGET_SEQ_ACC = 0.99  # "solved": the summary records when the seen range first reaches it
-
 
 class LengthEvaluation:
     """The held-out set scored in chunks of ``task.eval_batch_size`` sequences (the last
@@ -173,7 +172,7 @@ class LengthEvaluation:
 
     def progress_line(self, metrics) -> str:
         seen = self.task.ranges[0][0]
-        return ", ".join(f"{k.removeprefix('eval/')}={v:.4f}" for k, v in metrics.items()
+        return ", ".join(f"{as_column(k)}={v:.4f}" for k, v in metrics.items()
                          if "seq_acc" in k or ("align" in k and seen in k))
 
     def finish(self, params, results, runs, step: int) -> list[Final]:
@@ -187,7 +186,7 @@ class LengthEvaluation:
         finals = []
         for run, result, (analysis, maps) in zip(runs, results, analysed):
             solved = [r for r in run.workdir.read_metrics()
-                      if (r.get(f"eval/seq_acc/{seen}") or 0.0) >= TARGET_SEQ_ACC]
+                      if (r.get(eval_key("seq_acc", seen)) or 0.0) >= SOLVED_SEQ_ACC]
             finals.append(Final(summary={}, log=analysis, figures={"maps": maps}, member={
                 "seq_acc_by_length": result["by_length"],
                 "token_acc_by_length": result["token_by_length"],
@@ -195,8 +194,8 @@ class LengthEvaluation:
                 # Issue 35 (an audit as Shaw et al.): accuracy on the unseen positions alone.
                 "token_acc_beyond_seen_by_length": result["token_beyond_seen"],
                 "token_acc_beyond_seen_no_eos_by_length": result["token_beyond_seen_no_eos"],
-                f"first_step_seq_acc_{TARGET_SEQ_ACC}": solved[0]["step"] if solved else None,
-                f"time_to_seq_acc_{TARGET_SEQ_ACC}_s": solved[0]["time_s"] if solved else None}))
+                FIRST_STEP_SOLVED: solved[0]["step"] if solved else None,
+                TIME_TO_SOLVED: solved[0][TIME] if solved else None}))
         return finals
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from attention_research.metric_names import as_column, eval_key, final_key
 from attention_research.tasks.translation import metrics, pipeline
 from attention_research.tasks.translation.task import TUNED
 from attention_research.training import held_out
@@ -49,9 +50,9 @@ class CorpusEvaluation:
         for member in range(len(self.task.seeds)):
             scores = metrics.corpus_scores(hypotheses[member], references)
             results.append({"metrics": {
-                **{f"eval/{name}/validation": float(value[member])
+                **{eval_key(name, "validation"): float(value[member])
                    for name, value in means.items()},
-                **{f"eval/{name}/validation": value for name, value in scores.items()}},
+                **{eval_key(name, "validation"): value for name, value in scores.items()}},
                 "samples": [{"source": split.source_texts[i], "reference": references[i],
                              "greedy translation": hypotheses[member][i]} for i in shown],
                 "drawn": _drawn(drawn, member)})
@@ -95,7 +96,7 @@ class CorpusEvaluation:
         return outputs, drawn
 
     def progress_line(self, metrics_) -> str:
-        return ", ".join(f"{k.removeprefix('eval/')}={v:.3f}" for k, v in metrics_.items())
+        return ", ".join(f"{as_column(k)}={v:.3f}" for k, v in metrics_.items())
 
     def finish(self, params, results, runs, step: int) -> list[Final]:
         """Decode ``task.eval_split`` (beam search), score it and write it."""
@@ -113,7 +114,7 @@ class CorpusEvaluation:
             scores = metrics.corpus_scores(hypotheses[member], references)
             by_length = metrics.bleu_by_length(hypotheses[member], references,
                                                split.source_texts, task.bleu_length_bins)
-            scored = {f"{task.eval_split}/{name}": value for name, value in scores.items()}
+            scored = {final_key(task.eval_split, name): value for name, value in scores.items()}
             sample_rows = [{"source": split.source_texts[i], "reference": references[i],
                             "translation": hypotheses[member][i]} for i in samples]
             finals.append(Final(
@@ -135,7 +136,7 @@ class CorpusEvaluation:
             hypotheses, _ = self.decode(params, name, beam=task.beam_size > 1)
             for member, run in enumerate(runs):
                 scores = metrics.corpus_scores(hypotheses[member], data.references[name])
-                finals[member].log.update({f"{name}/{k}": v for k, v in scores.items()})
+                finals[member].log.update({final_key(name, k): v for k, v in scores.items()})
                 if run.workdir.is_writer:
                     write_outputs(run.workdir, data.splits[name], data.references[name], name,
                                   hypotheses[member])
@@ -180,12 +181,13 @@ class CorpusEvaluation:
                 "long_words": task.length_penalty_long_words,
                 "min_ratio": task.length_penalty_min_ratio,
                 "select": task.length_penalty_select, "chosen": chosen[member]}
-            final.log["validation/length_penalty_chosen"] = chosen[member]
+            final.log[final_key("validation", "length_penalty_chosen")] = chosen[member]
         for name in (task.eval_split, *task.also_translate):
             hypotheses, _ = self.decode(params, name, beam=True, alphas=chosen)
             for member, run in enumerate(runs):
                 scores = metrics.corpus_scores(hypotheses[member], data.references[name])
-                finals[member].log.update({f"{name}{TUNED}/{k}": v for k, v in scores.items()})
+                finals[member].log.update({final_key(name + TUNED, k): v
+                                           for k, v in scores.items()})
                 if run.workdir.is_writer:
                     write_outputs(run.workdir, data.splits[name], data.references[name],
                                   name + TUNED, hypotheses[member])

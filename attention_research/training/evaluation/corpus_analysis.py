@@ -26,7 +26,7 @@ SHOWN = 4  # sample sentences drawn side by side (the shortest: every piece read
 
 def make_analysis(task, model, placement):
     """``analyse(stacked params, sample indices)`` -> per member (metrics
-    {'eval/<metric>/<split>': value}, heat-map examples for plotting.explicit_vs_implicit)."""
+    {'eval/<metric>/<split>': value}, heat-map examples for heatmaps.explicit_vs_implicit)."""
     config = task.config
     options, split_name = config.analysis, config.task.eval_split
     transformer = config.model.family == "transformer"
@@ -76,7 +76,7 @@ def make_analysis(task, model, placement):
 
 def _examples(samples, split, widths, draw_maps, params, members, method):
     """Per member, the side-by-side examples of the ``SHOWN`` shortest ``samples``
-    (dicts for plotting.explicit_vs_implicit); a Transformer's first also carries
+    (dicts for heatmaps.explicit_vs_implicit); a Transformer's first also carries
     'layers', every head's weights (held_out.head_layers)."""
     shown = sorted(samples, key=lambda i: split.source_lengths[i])[:SHOWN]
     if not shown:

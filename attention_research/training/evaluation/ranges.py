@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_research.metric_names import eval_key
+
 
 def _ratio(numerator, denominator):
     return float(numerator / denominator) if denominator else float("nan")
@@ -23,23 +25,23 @@ def range_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
     for name, first, last in ranges:
         rows = (lengths >= first) & (lengths <= last)
         count = stats["count"][rows].sum()
-        metrics[f"eval/loss/{name}"] = _ratio(stats["nll"][rows].sum(), count)
-        metrics[f"eval/token_acc/{name}"] = _ratio(stats["correct"][rows].sum(), count)
-        metrics[f"eval/seq_acc/{name}"] = float(stats["exact"][rows].mean())
+        metrics[eval_key("loss", name)] = _ratio(stats["nll"][rows].sum(), count)
+        metrics[eval_key("token_acc", name)] = _ratio(stats["correct"][rows].sum(), count)
+        metrics[eval_key("seq_acc", name)] = float(stats["exact"][rows].mean())
         if "copied" in stats:  # pointer-generator: mean 1 − p_gen, how much it copies
-            metrics[f"eval/copy_rate/{name}"] = _ratio(stats["copied"][rows].sum(), count)
+            metrics[eval_key("copy_rate", name)] = _ratio(stats["copied"][rows].sum(), count)
             for part in ("copyable", "novel"):  # tokens a source holds, and the others
                 if part in stats:
-                    metrics[f"eval/copy_rate_{part}/{name}"] = _ratio(
+                    metrics[eval_key(f"copy_rate_{part}", name)] = _ratio(
                         stats[f"copied_{part}"][rows].sum(), stats[part][rows].sum())
         if "align_hits" in stats:
-            metrics[f"eval/align_acc/{name}"] = _ratio(stats["align_hits"][rows].sum(),
+            metrics[eval_key("align_acc", name)] = _ratio(stats["align_hits"][rows].sum(),
                                                        stats["align_steps"][rows].sum())
             if "align_any_hits" in stats:  # any position holding the emitted symbol
-                metrics[f"eval/align_acc_any/{name}"] = _ratio(
+                metrics[eval_key("align_acc_any", name)] = _ratio(
                     stats["align_any_hits"][rows].sum(), stats["align_steps"][rows].sum())
-            metrics[f"eval/attn_entropy/{name}"] = _ratio(stats["entropy"][rows].sum(), count)
-            metrics[f"eval/attn_zero_share/{name}"] = _ratio(stats["zero_share"][rows].sum(),
+            metrics[eval_key("attn_entropy", name)] = _ratio(stats["entropy"][rows].sum(), count)
+            metrics[eval_key("attn_zero_share", name)] = _ratio(stats["zero_share"][rows].sum(),
                                                              count)
     return metrics
 
@@ -55,26 +57,26 @@ def analysis_metrics(stats: dict, lengths: np.ndarray, ranges) -> dict:
         rows = (lengths >= first) & (lengths <= last)
         ratio = lambda top, bottom: _ratio(stats[top][rows].sum(), stats[bottom][rows].sum())
         if "implicit_hits" in stats:  # the true alignment is known
-            metrics[f"eval/implicit_align_acc/{name}"] = ratio("implicit_hits",
+            metrics[eval_key("implicit_align_acc", name)] = ratio("implicit_hits",
                                                                "implicit_steps")
         # The same with any position holding the emitted symbol counted ("_any"), and
         # for the other attribution methods read beside the configured one.
         for key in (k for k in stats if k.endswith("_hits") and k.startswith(
                 ("implicit_", "rollout_")) and k not in ("implicit_hits", "rollout_hits")):
-            metrics[f"eval/{_alignment_name(key)}/{name}"] = ratio(
+            metrics[eval_key(_alignment_name(key), name)] = ratio(
                 key, "rollout_steps" if key.startswith("rollout") else "implicit_steps")
         if "tau_sum" in stats:
-            metrics[f"eval/implicit_tau/{name}"] = ratio("tau_sum", "tau_steps")
+            metrics[eval_key("implicit_tau", name)] = ratio("tau_sum", "tau_steps")
         if "rollout_hits" in stats:
-            metrics[f"eval/rollout_align_acc/{name}"] = ratio("rollout_hits", "rollout_steps")
+            metrics[eval_key("rollout_align_acc", name)] = ratio("rollout_hits", "rollout_steps")
         for key in (k for k in stats if k.startswith("overlap_")):
             # The share of examples whose token is the weights' top (held_out.OVERLAPS).
-            metrics[f"eval/{key}/{name}"] = (float(stats[key][rows].mean()) if rows.any()
+            metrics[eval_key(key, name)] = (float(stats[key][rows].mean()) if rows.any()
                                              else float("nan"))
         for key in (k for k in stats if k.startswith("drop_")):
             # NaN: no such token in that example (drop_other of a one-token source).
             kept = rows & ~np.isnan(stats[key])
-            metrics[f"eval/ablation_{key}/{name}"] = (float(stats[key][kept].mean())
+            metrics[eval_key(f"ablation_{key}", name)] = (float(stats[key][kept].mean())
                                                       if kept.any() else float("nan"))
     return metrics
 

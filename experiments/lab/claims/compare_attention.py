@@ -6,10 +6,14 @@ in results/compare_attention/README.md.
 
 # What the findings page reads of the experiment (findings.with_replication) with it.
 from experiments.compare_attention import CONTROLS, NAMES, NO_LOSS, REPLICATED, SEEDS  # noqa: F401
+from attention_research.metric_names import at_step, column, eval_key, length_range
 from attention_research.running import sweeps
 
 TASKS = ("copy", "reverse", "sort")
-SEEN, UNSEEN, EARLY = "seq_acc/len1-25", "seq_acc/len26-50", "seq_acc/len1-25@step500"
+SEEN, UNSEEN = column("seq_acc", length_range(1, 25)), column("seq_acc", length_range(26, 50))
+EARLY = at_step(SEEN, 500)
+SEEN_LOGGED = eval_key("seq_acc", length_range(1, 25))  # as metrics.jsonl names it
+ZERO_SHARE = column("attn_zero_share", length_range(1, 25))
 MARGIN = 0.05  # "no worse than": the difference's 95% interval stays above −MARGIN
 PLOT = "results/compare_attention/plots/seq_acc_by_length_{task}.png"
 
@@ -51,7 +55,7 @@ class _Reader:
     def __call__(self, name, task, metric=SEEN):
         return self.f.column(self.rows, metric, setting=_setting(name, task))
 
-    def at(self, name, task, step, metric="eval/" + SEEN):
+    def at(self, name, task, step, metric=SEEN_LOGGED):
         """Per-seed values at an evaluation ``step`` (from the members' logs)."""
         return self.f.member_values(self.results, _setting(name, task), metric, step=step)
 
@@ -146,7 +150,7 @@ def _sparse(f, get):
     for name in ("sparsemax", "entmax15"):
         for task in TASKS:
             d = stats.difference_interval(get(name, task), get("additive", task))
-            zeros = stats.t_interval(get(name, task, "attn_zero_share/len1-25"))
+            zeros = stats.t_interval(get(name, task, ZERO_SHARE))
             worse.append(d.high < 0 or zeros.mean <= 0.5)
             unsure.append(d.low < -MARGIN)
             parts.append(f"{name} {task} {get.cell(name, task)} against softmax "

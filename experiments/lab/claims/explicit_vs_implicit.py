@@ -5,6 +5,7 @@ off the gradients, on the symbol tasks and on translation, by their rules.
 
 from __future__ import annotations
 
+from attention_research.metric_names import column, final_key, length_range
 from attention_research.running import sweeps
 from attention_research.reports.tables import DROP as DROP_RULE
 from experiments.compare_attention import FORMULATIONS
@@ -16,7 +17,10 @@ from experiments.explicit_vs_implicit import (  # noqa: F401
 
 TASKS = ("copy", "reverse", "sort")
 SOLVED = 0.9  # a setting solves a task when its mean sequence accuracy on 1-25 reaches this
-SEEN, DROP = "seq_acc/len1-25", "ablation_drop_{}/len1-25"
+SEEN = column("seq_acc", length_range(1, 25))
+DROP = column("ablation_drop_{}", length_range(1, 25))
+IMPLICIT_ALIGN = column("implicit_align_acc", length_range(1, 25))
+TEST_BLEU = final_key("test", "bleu")
 # The pointer-generator's output copies a source token's id by its weights, a path that
 # neither the embedding gradient nor zeroing an embedding sees: the ablation cannot test
 # its weights, so the first observation leaves it out and says so.
@@ -46,7 +50,7 @@ _CLAIMS = {  # key: title (all our observations: no paper states them)
         "On translation, zeroing the weights' top source piece costs more than zeroing "
         "the diagonal one (Multi30k)",
 }
-TRANSLATION_DROP = "ablation_drop_{}/test"  # the translation report's columns
+TRANSLATION_DROP = column("ablation_drop_{}", "test")  # the translation report's columns
 
 
 def _settings() -> list[str]:
@@ -116,8 +120,8 @@ def _translation_findings(results):
         answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
         reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)
         ours = (f"test_2016_flickr, {len(SEEDS)} seeds each; {MEASURED}: " + "; ".join(
-            f"{short[s]} (cased test BLEU {cell(f.column(rows, 'test/bleu', setting=s), 2)}, τ "
-            f"{cell(f.column(rows, 'implicit_tau/test', setting=s))}): {first} "
+            f"{short[s]} (cased test BLEU {cell(f.column(rows, TEST_BLEU, setting=s), 2)}, τ "
+            f"{cell(f.column(rows, column('implicit_tau', 'test'), setting=s))}): {first} "
             f"{cell(a)} against {second} {cell(b)} nats ({answer})"
             for s, (a, b), (_, answer) in zip(settings, pairs, answers))
             + ". " + note(rows, settings, pairs))
@@ -178,7 +182,7 @@ def _diagonal(f, rows, settings, short) -> str:
     parts, count = [], 0
     for s in settings:
         measured = [(o, other, random) for o, other, random in zip(
-            f.column(rows, "overlap_diagonal/test", setting=s),
+            f.column(rows, column("overlap_diagonal", "test"), setting=s),
             f.column(rows, TRANSLATION_DROP.format("diagonal_other"), setting=s),
             f.column(rows, TRANSLATION_DROP.format("random"), setting=s))
             if o is not None and math.isfinite(o)]
@@ -290,7 +294,7 @@ def _gradients_without_attention(f, rows):
     cell = lambda values: stats.t_interval(values).cell()  # noqa: E731
     ours = "`none`, 3 seeds: " + "; ".join(
         f"{task} sequence accuracy {cell(f.column(rows, SEEN, setting=f'{_NONE}_task-{task}'))},"
-        f" implicit alignment {cell(f.column(rows, 'implicit_align_acc/len1-25', setting=f'{_NONE}_task-{task}'))},"
+        f" implicit alignment {cell(f.column(rows, IMPLICIT_ALIGN, setting=f'{_NONE}_task-{task}'))},"
         f" the implicit map's top token zeroed {cell(a)} nats against {cell(b)} for a "
         f"random one ({answer})"
         for task, (a, b), (_, answer) in zip(TASKS, pairs, answers))

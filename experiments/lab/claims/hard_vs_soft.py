@@ -3,6 +3,7 @@ Xu et al.'s hard attention against soft, and what REINFORCE's estimator gains fr
 soft steps, by their rules.
 """
 
+from attention_research.metric_names import auc, column, eval_key, length_range
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
@@ -10,6 +11,10 @@ from experiments.hard_vs_soft import (  # noqa: F401
     ALL_SAMPLED_WEIGHTS, NO_REINFORCE, REPLICATED, SAME_POINT, SEEDS, TASKS,
     XU_CODE_SETTINGS, XU_CODE_WEIGHTS, XU_SCALE, get_config)
 
+
+SEEN = column("seq_acc", length_range(1, 25))
+SEEN_AUC, SEEN_ALIGN = auc(SEEN), column("align_acc", length_range(1, 25))
+SPANS = {"26-50": column("seq_acc", length_range(26, 50)), "1-25": SEEN}
 
 ALL_SAMPLED_PREFIX = ("alignment-hard_reward-sequence_mean_soft_fraction-0.0_soft_unit-sequence"
                       "_reinforce_weight-")
@@ -130,8 +135,8 @@ def _accuracy(f, rows):
     for span in ("26-50", "1-25"):  # Holm over the 2 tasks × 2 B of each span, as written
         keys = [(b, task, span) for b in batches for task in TASKS]
         found.update(zip(keys, stats.contrasts(
-            [(get(f"seq_acc/len{span}", task, scale[batches.index(b)]),
-              get(f"seq_acc/len{span}", task, SOFT)) for b, task, span in keys],
+            [(get(SPANS[span], task, scale[batches.index(b)]),
+              get(SPANS[span], task, SOFT)) for b, task, span in keys],
             stats.ACCURACY)))
     per_batch = []
     for b in batches:
@@ -145,14 +150,14 @@ def _accuracy(f, rows):
         for task in TASKS:
             parts.append(
                 f"B = {b} (λ_r {b / 10:g}), {task}: seq acc 26-50 "
-                f"{cell(get('seq_acc/len26-50', task, setting))} vs soft "
-                f"{cell(get('seq_acc/len26-50', task, SOFT))} "
+                f"{cell(get(SPANS['26-50'], task, setting))} vs soft "
+                f"{cell(get(SPANS['26-50'], task, SOFT))} "
                 f"({found[b, task, '26-50'].words(corrected=True)}); 1-25 "
-                f"{cell(get('seq_acc/len1-25', task, setting))} vs "
-                f"{cell(get('seq_acc/len1-25', task, SOFT))}; area "
-                f"{cell(get('auc_seq_acc/len1-25', task, setting))} vs "
-                f"{cell(get('auc_seq_acc/len1-25', task, SOFT))}")
-    auc = lambda task, setting: get("auc_seq_acc/len1-25", task, setting)  # noqa: E731
+                f"{cell(get(SEEN, task, setting))} vs "
+                f"{cell(get(SEEN, task, SOFT))}; area "
+                f"{cell(get(SEEN_AUC, task, setting))} vs "
+                f"{cell(get(SEEN_AUC, task, SOFT))}")
+    auc = lambda task, setting: get(SEEN_AUC, task, setting)  # noqa: E731
     first = stats.contrasts([(auc(task, XU), auc(task, SOFT)) for task in TASKS],
                             stats.ACCURACY)
     sweep = ", ".join(f"{w:g} {cell(auc('copy', XU_CODE_PREFIX + str(w)))}"
@@ -180,7 +185,7 @@ def _noise(f, results):
     same_point = sweeps.member_name(SAME_POINT)
 
     def snr(task, setting, step, metric="grad_snr"):
-        values = f.member_values(results, f"task-{task}_{setting}", f"eval/{metric}/attention",
+        values = f.member_values(results, f"task-{task}_{setting}", eval_key(metric, "attention"),
                                  step=step)
         return [None if v is None else v - 1 / count for v in values]
 
@@ -228,7 +233,7 @@ def _soft_half(f, rows):
     key, title = ("xu-soft-half-trains-the-attention",
                   "At λ_r = 0.1, REINFORCE adds under 0.05 to what Xu's soft half learns, "
                   "and alone does not train the model in 1,500 steps")
-    auc = lambda setting: f.column(rows, "auc_seq_acc/len1-25",  # noqa: E731
+    auc = lambda setting: f.column(rows, SEEN_AUC,  # noqa: E731
                                    setting=f"task-copy_{setting}")
     off = sweeps.member_name(NO_REINFORCE)
     sampled = [ALL_SAMPLED_PREFIX + str(w) for w in [0.1] + ALL_SAMPLED_WEIGHTS]
@@ -247,7 +252,7 @@ def _soft_half(f, rows):
                         for w, s, c in zip(weights, sampled, fails))
             + f"; soft {cell(auc(SOFT))}. Alignment accuracy 1-25 with every sequence "
             "sampled: " + ", ".join(
-                f"λ_r = {w:g} {cell(f.column(rows, 'align_acc/len1-25', setting=f'task-copy_{s}'))}"
+                f"λ_r = {w:g} {cell(f.column(rows, SEEN_ALIGN, setting=f'task-copy_{s}'))}"
                 for w, s in zip(weights, sampled))
             + " (a content-blind argmax scores 25/325 ≈ 0.077): REINFORCE alone moves the "
             "attention, slowly. Not separated here: what the soft half gives through its "
@@ -273,7 +278,7 @@ def _per_token_speed(f, rows):
     parts = []
     for task, test in zip(TASKS, tests):
         reached = sum(v is not None for v in step(task, OURS))
-        final = lambda s: f.column(rows, "seq_acc/len1-25", setting=f"task-{task}_{s}")  # noqa: E731
+        final = lambda s: f.column(rows, SEEN, setting=f"task-{task}_{s}")  # noqa: E731
         parts.append(f"{task}: step to 0.99 per-token REINFORCE {cell(step(task, OURS), 0)} "
                      f"({reached} of {len(SEEDS)} reached) against soft "
                      f"{cell(step(task, SOFT), 0)} ({test.words(0, corrected=True)}); final "

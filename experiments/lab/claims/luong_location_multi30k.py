@@ -3,6 +3,7 @@ experiments/FINDINGS.md): Luong et al.'s dot over location on Multi30k, fresh se
 its rule.
 """
 
+from attention_research.metric_names import eval_key, final_key
 import json
 from experiments.lab.claims import luong_table4
 # What this module reads of the experiment file, and (re-exported) what the findings
@@ -124,7 +125,7 @@ def findings(results):
 
 def _test_bleu(summaries) -> list:
     """Each member's cased test BLEU, from ``findings._summaries``' (path, summary)."""
-    return [summary["members"][0]["final"]["test/bleu"] for _, summary in summaries]
+    return [summary["members"][0]["final"][final_key("test", "bleu")] for _, summary in summaries]
 
 
 def _against_first_run(results, test: dict, verdict: str) -> str:
@@ -223,12 +224,12 @@ def _learning(results) -> str:
     for name in (DOT, LOCATION):
         for path in f.member_files(results, name, "metrics.jsonl"):
             rows = [r for r in map(json.loads, path.read_text().splitlines())
-                    if r.get("eval/bleu/validation") is not None]
+                    if r.get(eval_key("bleu", "validation")) is not None]
             if rows:
-                early.setdefault(name, []).extend(r["eval/bleu/validation"] for r in rows
+                early.setdefault(name, []).extend(r[eval_key("bleu", "validation")] for r in rows
                                                   if r["step"] == 1000)
                 best.setdefault(name, []).append(
-                    max(rows, key=lambda r: r["eval/bleu/validation"])["step"])
+                    max(rows, key=lambda r: r[eval_key("bleu", "validation")])["step"])
     if not all(early.get(name) for name in (DOT, LOCATION)):
         return ""
     parts = [f"{name.removeprefix('score-')} {min(early[name]):.1f}–{max(early[name]):.1f} "

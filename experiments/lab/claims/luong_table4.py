@@ -4,6 +4,7 @@ alignments (Table 6), by their rules.
 """
 
 import math
+from attention_research.metric_names import column, final_key, length_range
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
@@ -19,6 +20,9 @@ PAPER = {"score-location": 18.1, "score-dot": 18.6, "score-general": 17.3,
          "score-general_alignment-local_m": 18.6, "score-dot_alignment-local_p": 18.0,
          "score-general_alignment-local_p": 19.0}
 BEST = "score-general_alignment-local_p"
+# Alignment accuracy on the trained lengths; on sort any position holding the symbol.
+SEEN_ALIGN = column("align_acc", length_range(1, 25))
+SEEN_ALIGN_ANY = column("align_acc_any", length_range(1, 25))
 # The pairs Luong et al. compare, each (the one they found better, the other).
 PAIRS = [("score-dot", "score-general"),
          ("score-general_alignment-local_p", "score-dot_alignment-local_p"),
@@ -88,7 +92,7 @@ def _location_alignment(results):
                          f"{len(settings) * len(wanted)} members recorded")
     # Sort repeats symbols: any position holding the emitted symbol is right there
     # (issue 35); the stable-sort position alone ("strict") is shown beside.
-    key = lambda task: "align_acc_any/len1-25" if task == "sort" else "align_acc/len1-25"  # noqa: E731
+    key = lambda task: SEEN_ALIGN_ANY if task == "sort" else SEEN_ALIGN  # noqa: E731
     accuracy = lambda score, task, metric=None: f.column(  # noqa: E731
         rows, metric or key(task), setting=f"score-{score}_task-{task}")
     if any(v is None for s in ("location", "dot", "general") for v in accuracy(s, "sort")):
@@ -104,7 +108,7 @@ def _location_alignment(results):
             pairs += [(accuracy("location", task), accuracy(other, task))
                       for other in ("dot", "general")]
         strict = ("" if task != "sort" else "; stable-sort position only: " + ", ".join(
-            f"{s} {cell(accuracy(s, task, 'align_acc/len1-25'))}"
+            f"{s} {cell(accuracy(s, task, SEEN_ALIGN))}"
             for s in ("location", "dot", "general"))
             + " (a content-blind argmax: 25/325 ≈ 0.077 by the strict count, somewhat "
             "more with ties counted, as a repeated symbol is more often where it points)")
@@ -205,7 +209,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
                 "concat": [("score-dot", "score-additive")]}
     adjusted = holm_by_row(families, pairs, {p: t["p"] for p, t in tests.items()})
     adjusted_fixed = holm_by_row(families, pairs, {p: t["p"] for p, t in fixed.items()})
-    bleu = lambda name: f.column(rows, "test/bleu", setting=name)
+    bleu = lambda name: f.column(rows, final_key("test", "bleu"), setting=name)
     rule = stats.BLEU
 
     def judged(pair, p):

@@ -2,6 +2,7 @@
 experiments/FINDINGS.md): See et al.'s gate that prefers copying, by its rules.
 """
 
+from attention_research.metric_names import length_range
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
@@ -9,7 +10,7 @@ from experiments.pointer_generator import (  # noqa: F401
     PLAIN, POINTER, REPLICATED, SEEDS, TASKS)
 
 
-SEEN = "len1-25"
+SEEN = length_range(1, 25)
 
 # The decision rule, written before the run.
 RULE = (

@@ -5,9 +5,13 @@ Britz et al.'s training row, by their rules.
 
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
+from attention_research.metric_names import auc, column, length_range
 from experiments.score_scaling import (  # noqa: F401
     REPLICATED, SEEDS, SIZES)
 
+
+SEEN = column("seq_acc", length_range(1, 25))
+SEEN_AUC = auc(SEEN)
 
 VASWANI = ("Vaswani et al. 2017, §3.2.1 and footnote 4: with unit-variance components, "
            "qᵀk has variance d_k, so its spread grows as √d_k (×8 from d_k = 16 to 1024)")
@@ -60,7 +64,7 @@ def findings(results):
                              f"Transformer, one head, d_k 16 … 1024, 5 seeds: {complete} of "
                              f"{len(settings) * len(SEEDS)} members in the report"))
         return out
-    auc = lambda score, d: f.column(rows, "auc_seq_acc/len1-25",
+    auc = lambda score, d: f.column(rows, SEEN_AUC,
                                     setting=f"score-{score}_head_dim-{d}")
     large, large_test = f.separated(auc("scaled_dot", 1024), auc("dot", 1024))
     small, small_test = f.separated(auc("scaled_dot", 16), auc("dot", 16))

@@ -4,9 +4,13 @@ experiments/FINDINGS.md): the scores inside the Transformer, by their rules.
 
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
+from attention_research.metric_names import auc, column, length_range
 from experiments.transformer_scores import (  # noqa: F401
     REPLICATED, SEEDS)
 
+
+SEEN = column("seq_acc", length_range(1, 25))
+SEEN_AUC = auc(SEEN)
 
 def findings(results):
     """The claims (docs/models.md) about the Transformer's scores on reverse, as observations
@@ -26,8 +30,8 @@ def findings(results):
     if complete < len(settings) * len(SEEDS):
         return [f.pending(k, t, None, f"{complete} of {len(settings) * len(SEEDS)} members")
                 for k, t in keys]
-    auc = {n: f.column(rows, "auc_seq_acc/len1-25", setting=f"score-{n}") for n in names}
-    final = {n: f.column(rows, "seq_acc/len1-25", setting=f"score-{n}") for n in names}
+    auc = {n: f.column(rows, SEEN_AUC, setting=f"score-{n}") for n in names}
+    final = {n: f.column(rows, SEEN, setting=f"score-{n}") for n in names}
     # Each cohort's wall time (every member of a cohort reports its cohort's).
     seconds = {n: max(json.loads(p.read_text())["wall_time_s"]
                       for p in f.member_files(results, f"score-{n}", "summary.json"))

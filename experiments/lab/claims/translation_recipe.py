@@ -2,6 +2,7 @@
 experiments/FINDINGS.md): the tuned translation default against the first, by its rule.
 """
 
+from attention_research.metric_names import final_key
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
@@ -38,8 +39,9 @@ def findings(results):
         # the row's (an audit of the replication).
         own = list(f.REPLICATION_SEEDS) if suffix else seeds[experiment]
         finals = f.member_finals(folder, setting, own)
-        sides[experiment] = ([m["final"]["test/bleu"] for m in finals],
-                             [m["final"]["test/chrf"] for m in finals], folder, setting, own)
+        sides[experiment] = ([m["final"][final_key("test", "bleu")] for m in finals],
+                             [m["final"][final_key("test", "chrf")] for m in finals], folder,
+                             setting, own)
     missing = [f"{e}{suffix} {s}: {len(sides[e][0])} of {DEFAULT_SEEDS}"
                for e, s in (TUNED_DEFAULT, FIRST_DEFAULT) if len(sides[e][0]) < DEFAULT_SEEDS]
     if missing:
@@ -84,7 +86,7 @@ def _where_the_gain_is(record) -> str:
     from experiments.lab import findings as f
     from attention_research.reports import stats
     from attention_research.reports.tables import interval_cell as cell
-    values = {name: [m["final"]["validation/bleu"] for m in
+    values = {name: [m["final"][final_key("validation", "bleu")] for m in
                      f.member_finals(record, sweeps.member_name(SETTINGS[name]))]
               for name in ("baseline", "smooth_tie")}
     if any(len(v) < len(SEEDS) for v in values.values()):
