@@ -25,6 +25,12 @@ def learning_curves(task, run) -> None:
                              run.workdir.read_metrics(), run.title, score=task.curve_score)
 
 
+def _has_weights(result) -> bool:
+    """Whether an evaluation recorded attention weights (none and fused attention do
+    not, and so have no alignment accuracy)."""
+    return any(split_of(k, "align_acc") is not None for k in result["metrics"])
+
+
 class LengthFigures:
     """A held-out set of every length with a known alignment (``by_length``): heat maps
     of the examples at ``task.heatmap_indices`` beside their true alignment, greedy
@@ -37,7 +43,7 @@ class LengthFigures:
         """The heat-map examples' weights (none without explicit attention) and their
         greedy outputs beside the targets."""
         examples = self._heatmap_examples(result)
-        has_weights = any(split_of(k, "align_acc") is not None for k in result["metrics"])
+        has_weights = _has_weights(result)
         trimmed = [heatmaps.trim_example(e) for e in examples]
         images = ({f"attention_{j + 1}_length_{len(source)}": heatmaps.heatmap_pixels(e)
                    for j, (e, (source, _, _)) in enumerate(zip(examples, trimmed))}
@@ -64,7 +70,7 @@ class LengthFigures:
         task, maps = self.task, final.figures.get("maps")
         plots, config = run.workdir.plots_dir, run.config
         title = f"{run.title} — {task.name}, step {step}"
-        has_weights = any(split_of(k, "align_acc") is not None for k in result["metrics"])
+        has_weights = _has_weights(result)
         if task.heatmap_indices and has_weights:  # none and fused attention record none
             heatmaps.attention_heatmaps(plots / "attention.png", self._heatmap_examples(result),
                                         title)
