@@ -20,6 +20,12 @@ timings; a checkout without the phases prints its wall time and time to 0.99 onl
 Prints, per run, the process's wall time measured from outside and the phases'
 sum (the difference is the interpreter's start before ``launch.py``'s first line and
 its exit after the summary is written), then one JSON line per run.
+
+Cost: one default run a process: configs/additive.py took 45.7 s cold and 38.7 s warm
+(compilation cache) on one of this project's 2-core CPUs, at 9b29ecf
+(results/benchmark/head_additive_1.txt).
+
+Result: results/benchmark/README.md, one file of output a command.
 """
 
 from __future__ import annotations

@@ -19,10 +19,12 @@ working formulations are not yet all at the ceiling) and at the end, on longer l
 alignment accuracy, steps to 0.99 and the area under the curve, each as a mean and 95%
 interval over seeds, with a winner only where Welch's test separates it.
 
-Cost: 330 members, 20,771 s of cohort wall time, about 3 hours as two jobs on this
-project's 2-core CPU (results/compare_attention/README.md).
-Result: results/compare_attention/summary.md; its claims (decided in
-experiments/lab/claims/compare_attention.py) are rows of experiments/FINDINGS.md.
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/compare_attention/: 360 members, 22,056 s
+(cpu); results/compare_attention_replication/: 153 members, 16,421 s (cpu).
+
+Result: results/compare_attention/summary.md; its claims
+(experiments/lab/claims/compare_attention.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.running import sweeps

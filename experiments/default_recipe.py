@@ -22,6 +22,13 @@ Decision rule, written before the run:
   verdict replicated on seeds 100–104 before the default changes:
 
     python launch.py --config=experiments/default_recipe.py:replicate
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/default_recipe/: 30 members, 2,446 s
+(cpu); results/default_recipe_replication/: 15 members, 657 s (cpu).
+
+Result: results/default_recipe/README.md (the recipe it chose) and its replication,
+results/default_recipe_replication/.
 """
 
 from __future__ import annotations

@@ -7,6 +7,13 @@ untrained parameters, for one score: the first call (compiling included) and the
 ``--code`` imports ``attention_research`` from another checkout (an older commit's
 worktree), for side-by-side timings; the exact-match of every held-out sequence is saved
 to ``--save`` so two checkouts' outputs can be compared.
+
+Cost: `python experiments/eval_speed.py --score=location_aware` took 91.3 s of wall time
+(its first evaluation 56.5 s with compiling, the second 25.8 s) on one of this project's
+2-core CPUs, both cores also training a sweep, at 32a59b7 (2026-12-02).
+
+Result: one line on stdout; it is a side-by-side tool with no record of its own
+(pending: a record when a comparison needs one).
 """
 
 from __future__ import annotations

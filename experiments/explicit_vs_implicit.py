@@ -51,6 +51,17 @@ method, against one plain held-out evaluation, with freshly initialised paramete
 median of three calls; it writes experiments/results/implicit_cost/<device>.md:
 
     python experiments/explicit_vs_implicit.py --cost
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/explicit_vs_implicit/: 198 members,
+27,878 s (cpu); results/explicit_vs_implicit_replication/: 9 members, 446 s (cpu);
+results/explicit_vs_implicit_translation/: 9 members, 7,126 s (cpu);
+results/explicit_vs_implicit_translation_multi30k/: 9 members, 34,080 s (cpu);
+results/explicit_vs_implicit_translation_multi30k_replication/: 9 members, 36,100 s
+(cpu); results/explicit_vs_implicit_translation_replication/: 3 members, 2,016 s (cpu).
+
+Result: results/explicit_vs_implicit/summary.md; its claims
+(experiments/lab/claims/explicit_vs_implicit.py) are rows of experiments/FINDINGS.md.
 """
 
 from __future__ import annotations

@@ -10,6 +10,13 @@ additive attention at 64, 3 seeds. If the collapse on long sources were capacity
 quadrupling the state would close the gap to attention at 64; if it is the fixed
 vector, it would not. summary.json holds the accuracy of every length; the finding
 compares lengths 26-50.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/fixed_vector/: 12 members, 6,693 s (cpu);
+results/fixed_vector_replication/: 12 members, 2,976 s (cpu).
+
+Result: results/fixed_vector/summary.md; its claims
+(experiments/lab/claims/fixed_vector.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.running import sweeps

@@ -6,6 +6,12 @@ compare_attention).
     python launch.py --config=experiments/formulations_check.py
 
 Each member is what ``python launch.py --config=configs/SCORE.py:task=TASK`` runs.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/formulations_check/: 90 members, 3,342 s
+(cpu).
+
+Result: results/formulations_check/README.md and summary.md.
 """
 
 from attention_research import attention

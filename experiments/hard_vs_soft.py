@@ -32,6 +32,13 @@ estimator with every sequence sampled at the same parameters, baseline and minib
 the comparison that decides the noise finding (NOISE_RULE). The spread of the learning
 curves over seeds is in
 plots/learning_curves_TASK.png and the area column's interval.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/hard_vs_soft/: 130 members, 13,092 s
+(cpu); results/hard_vs_soft_replication/: 51 members, 5,433 s (cpu).
+
+Result: results/hard_vs_soft/summary.md; its claims
+(experiments/lab/claims/hard_vs_soft.py) are rows of experiments/FINDINGS.md.
 """
 
 

@@ -26,6 +26,12 @@ JoeyNMT 2.3 needs ``importlib_metadata`` and a SentencePiece before 0.2.1 (later
 dropped ``SetVocabulary``), which its package does not pin. The model's sizes, attention (Bahdanau's score over a bidirectional
 LSTM, an LSTM decoder with Luong's input feeding), tying, dropout, label smoothing,
 batch, peak learning rate, gradient clipping, beam and length penalty are ours.
+
+Cost: JoeyNMT's training took 1:02:13 of wall time on one core of this project's 2-core
+CPU, the other core training (results/joeynmt_peer/train_time.txt); ours, the same
+steps: results/joeynmt_peer/README.md.
+
+Result: results/joeynmt_peer/README.md (summary_test.md, summary_validation.md).
 """
 
 from __future__ import annotations

@@ -43,6 +43,13 @@ sequences a chunk their evaluation passed 22 GiB and was killed, so on such a ma
 they were run with ``--config.task.eval_batch_size=100`` (a resource field: the same
 numbers, in smaller chunks; about 40 minutes a cohort on one loaded core).
 Checkpoints every 500 steps: a killed cohort resumes from its last one.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/length_generalization/: 180 members,
+52,280 s (cpu); results/length_generalization_replication/: 64 members, 39,208 s (cpu).
+
+Result: results/length_generalization/summary.md; its claims
+(experiments/lab/claims/length_generalization.py) are rows of experiments/FINDINGS.md.
 """
 
 

@@ -8,6 +8,12 @@ on lengths 1-50 and evaluated on 1-60 with D = 10, 3000 steps, 3 seeds (a member
 2-3 minutes on this project's 2-core CPU).
 
     python launch.py --config=experiments/local_attention.py
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/local_attention/: 9 members, 1,265 s
+(cpu).
+
+Result: results/local_attention/README.md and summary.md.
 """
 
 from attention_research.running import sweeps

@@ -58,6 +58,14 @@ LSTM on 29k de→en pairs, whose source states see the whole sentence, which may
 location's handicap of reading no source content; and every member stops at 8000
 steps, so "worse" is at this budget (two of the first run's three location seeds kept
 their last step's parameters).
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/luong_location_multi30k/: 11 members,
+36,420 s (cpu); results/luong_location_multi30k_replication/: 11 members, 30,534 s
+(cpu).
+
+Result: results/luong_location_multi30k/summary.md; its claims
+(experiments/lab/claims/luong_location_multi30k.py) are rows of experiments/FINDINGS.md.
 """
 
 

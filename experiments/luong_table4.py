@@ -23,6 +23,14 @@ the RNN of ``configs/additive.py`` with the attention function changed, on 18.7k
 pairs. What carries over is the comparison, not the numbers. Luong et al. judged the
 location function's alignments (their Table 6, AER), not only its BLEU; we judge
 alignments where they are known, on the symbol tasks (``compare_attention``).
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/luong_table4/: 24 members, 24,372 s
+(cpu); results/luong_table4_multi30k/: 24 members, 65,277 s (cpu);
+results/luong_table4_replication/: 9 members, 14,904 s (cpu).
+
+Result: results/luong_table4/summary.md; its claims
+(experiments/lab/claims/luong_table4.py) are rows of experiments/FINDINGS.md.
 """
 
 

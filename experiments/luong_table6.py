@@ -7,9 +7,6 @@ the same on 12 more for the replication (issue 73).
     python launch.py --config=experiments/luong_table6.py --part=2/2
     python launch.py --config=experiments/luong_table6.py:replicate
 
-Cost: 5 cohorts of 12 members at compare_attention's regime (train lengths 1-25, 1,500
-steps), 3-20 CPU-minutes a cohort on this project's 2-core CPU; the replication the same.
-
 Luong et al. report AER on RWTH's 508 hand-aligned German-English sentences (lower is
 better): global location 0.39, local-m (general) 0.34, local-p (general) 0.36, and (§5.4)
 that the location function learns poorer alignments. On reverse the true source position
@@ -26,7 +23,14 @@ it fails there by construction. It is trained and shown, read by no rule.
 The rules, written before any member of this sweep trained (issue 73's one decision
 rule: reproduced when the 95% interval lies beyond the minimum effect in the paper's
 direction; not reproduced when it rules the minimum effect out in that direction;
-inconclusive otherwise), are RULES below. Result: pending (results/luong_table6/).
+inconclusive otherwise), are RULES below.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/luong_table6/: 60 members, 3,510 s (cpu);
+results/luong_table6_replication/: 60 members, 5,039 s (cpu).
+
+Result: results/luong_table6/summary.md and results/luong_table6_replication/summary.md;
+its claims are pending (issue 73's one decision rule).
 """
 
 from attention_research.metric_names import column, length_range

@@ -28,6 +28,12 @@ The goals, written before the run (issue 36, item 4; benchmarks, not FINDINGS ro
 - reported beside: cased sacreBLEU, chrF, and target tokens per second.
 The tutorials' BLEU is torchtext's on spaCy tokens (docs/translation.md, "How bleu_lc
 differs"): the anchors are the same kind of score, not the same number.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/multi30k_goals/: 6 members, 32,989 s
+(cpu).
+
+Result: results/multi30k_goals/README.md (each goal, met or not) and summary.md.
 """
 
 from attention_research.running import sweeps

@@ -28,6 +28,12 @@ selected by lowercased validation BLEU, the score the goals are stated in. The b
 mean per model family (``choice``, once all of the family's seeds are in) becomes that
 family's Multi30k default; 2 seeds is a weak test, so the report's intervals say how
 sure that choice is.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/multi30k_recipe/: 12 members, 49,003 s
+(cpu).
+
+Result: results/multi30k_recipe/README.md (the choice) and summary.md.
 """
 
 from attention_research.metric_names import eval_key, final_key

@@ -14,6 +14,13 @@ learnable without a pointer), 5 seeds, the defaults of compare_attention (1,500 
 lengths 1–25, evaluated to 50). Every evaluation reports 1 − p_gen over all real target
 tokens (``eval/copy_rate``), over the tokens some source position holds
 (``copy_rate_copyable``) and over the others but EOS (``copy_rate_novel``).
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/pointer_generator/: 25 members, 1,016 s
+(cpu).
+
+Result: results/pointer_generator/summary.md; its claims
+(experiments/lab/claims/pointer_generator.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.running import sweeps

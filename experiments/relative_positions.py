@@ -6,8 +6,6 @@ in the decoder-only Transformer, 10 fresh seeds an arm (issue 73, item 2).
     python launch.py --config=experiments/relative_positions.py --part=2/2
     python launch.py --config=experiments/relative_positions.py:replicate   # seeds 210-219
 
-Cost: 8 cohorts of 10 members (4 schemes, copy and reverse); the replication the same.
-
 The regime is length_generalization's decoder-only one, whose position rows this sweep
 decides again with more seeds: 4 causal layers, 4 heads, reading ``source BOS target``,
 trained 1,500 steps on lengths 1-20. It is held out to length 40 only: twice the trained
@@ -24,8 +22,12 @@ untrained offsets, fails partly by construction, and is not trained here.
 
 The rules (RULES), written before any member trained, are issue 73's one decision rule:
 reproduced when the 95% interval lies beyond the minimum effect in the paper's direction;
-not reproduced when it rules that out; inconclusive otherwise. Result: pending
-(results/relative_positions/).
+not reproduced when it rules that out; inconclusive otherwise.
+
+Cost: 8 cohorts of 10 members (4 schemes, copy and reverse), the replication the same;
+the record states its cost once its last cohort is in.
+
+Result: pending (results/relative_positions/, issue 73).
 """
 
 from experiments import length_generalization as lg

@@ -19,6 +19,13 @@ steps gives accuracy at fixed step budgets; summary.json's ``seq_acc_by_length``
 gives it by length, length 1 apart.
 
     python launch.py --config=experiments/score_scaling.py
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/score_scaling/: 40 members, 8,945 s
+(cpu).
+
+Result: results/score_scaling/summary.md; its claims
+(experiments/lab/claims/score_scaling.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.running import sweeps

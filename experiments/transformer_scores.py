@@ -5,6 +5,13 @@ every self- and cross-attention, on reverse, 5 seeds: lengths 1-25 seen in train
     python launch.py --config=experiments/transformer_scores.py
 
 The members are what ``configs/transformer.py:score=SCORE`` runs.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/transformer_scores/: 15 members, 2,279 s
+(cpu); results/transformer_scores_replication/: 9 members, 1,511 s (cpu).
+
+Result: results/transformer_scores/summary.md; its claims
+(experiments/lab/claims/transformer_scores.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.running import sweeps

@@ -61,6 +61,13 @@ RNNencdec-50 falls most; Multi30k's German test sentences average 10–11.5 word
 most 54), 88 of the pooled 3,071 have 20 or more. The recipe was tuned for the models with
 attention (multi30k_recipe), not for those without. A lead that does not grow here is
 weak evidence against the paper at its lengths.
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/translation_length/: 12 members, 15,889 s
+(NVIDIA H200, cpu); results/translation_length_replication/: 12 members, 37,167 s (cpu).
+
+Result: results/translation_length/summary.md; its claims
+(experiments/lab/claims/translation_length.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.running import sweeps

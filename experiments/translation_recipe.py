@@ -24,6 +24,13 @@ a weak test, read the interval) becomes the default of ``task=translation``: tha
 ``smooth_tie`` (5.86 against the baseline's 5.48, not separated; 6.03 against 5.65
 once every translation BLEU was rescored with the characters SentencePiece's
 normaliser changes restored, issue 35: results/translation_recipe/summary.md).
+
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/translation_recipe/: 10 members, 11,112 s
+(cpu).
+
+Result: results/translation_recipe/summary.md; its claims
+(experiments/lab/claims/translation_recipe.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.metric_names import eval_key

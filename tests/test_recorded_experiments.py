@@ -3,6 +3,7 @@ config.json equals the config the experiment now gives that member. A change of 
 default (e.g. the translation recipe) must pin the experiments recorded before it, or a
 rerun would train something else than the table it reports."""
 
+import ast
 import importlib
 import re
 import shlex
@@ -13,10 +14,12 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.running.config_changes import RESOURCE_FIELDS
 from attention_research.running.workdir import WorkDir
+from experiments.lab import costs
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
 RECORDED = sorted(p.parent.name for p in RESULTS.glob("*/members"))
+EXPERIMENTS = sorted(p.stem for p in (ROOT / "experiments").glob("*.py"))
 
 
 def _command(results: Path) -> tuple[str, str | None, set[str]]:
@@ -49,3 +52,29 @@ def test_a_recorded_member_is_what_its_experiment_builds(name, tmp_path):
                    in WorkDir(folder).changed_fields(members[folder.name].config)
                    if field not in RESOURCE_FIELDS and field not in overridden]
         assert not changed, f"{folder}: {changed}"
+
+
+def _paragraph(doc: str, opening: str) -> str:
+    """The paragraph of ``doc`` that opens with ``opening``, on one line ("" if none)."""
+    return next((" ".join(p.split()) for p in re.split(r"\n\s*\n", doc)
+                 if p.lstrip().startswith(opening)), "")
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_an_experiment_file_opens_with_its_command_its_cost_and_its_result(name):
+    """big_vision's header: what it compares, the command that runs it, what it cost on
+    the machine that ran it, and where its result is. A stated cost is each record's
+    own (experiments/lab/costs.py reads it from the record's summary.md), so a header
+    cannot quote a cost no run had."""
+    doc = ast.get_docstring(ast.parse((ROOT / "experiments" / f"{name}.py").read_text()))
+    assert doc, f"experiments/{name}.py has no docstring"
+    assert f"experiments/{name}.py" in doc, f"experiments/{name}.py names no command"
+    cost, result = _paragraph(doc, "Cost:"), _paragraph(doc, "Result:")
+    assert cost, f"experiments/{name}.py states no Cost: paragraph"
+    assert result, f"experiments/{name}.py states no Result: paragraph"
+    assert re.search(r"results/|FINDINGS\.md|pending", result), result
+    for recorded in costs.costs_by_experiment().get(name, []):
+        assert recorded.words() in cost, (
+            f"experiments/{name}.py's Cost: should state {recorded.words()!r} "
+            "(python -m experiments.lab.costs)")
+
