@@ -1,0 +1,151 @@
+"""The one decision rule of the findings (issue 73, item 1), written once.
+
+A paper claims that a statistic d (a difference between two arms, or one arm's level)
+lies beyond a threshold in a direction: "location aligns worse than dot by at least the
+minimum effect" is d = location − dot, below −0.02. Over seeds, d has a 95% Welch
+interval [low, high]. Then:
+
+* **reproduced** when the interval lies wholly beyond the threshold in the paper's
+  direction (above: low > threshold; below: high < threshold);
+* **not reproduced** when it rules the threshold out in that direction (above:
+  high < threshold; below: low > threshold);
+* **inconclusive** otherwise: the interval holds the threshold. Inconclusive too, and
+  never decided, where both arms sit at the metric's floor (``stats.Rule.floor``) or at
+  a ceiling the caller names: a verdict is never read off a floor or a ceiling.
+
+A row whose rule differs says why, in its own words beside this one.
+
+Beside each verdict, the design's power, so that an inconclusive row says what would
+decide it (issue 73, item 4):
+
+* ``detectable``: the smallest distance of the true d from the threshold that this
+  design (its seeds and spread) decides at 80% power, (t_0.975 + t_0.80) · se;
+* ``seeds_to_decide``: the seeds an arm at which the observed d, were its mean and spread
+  the truth, would be decided at 80% power: n · ((t_0.975 + t_0.80) · se / |d − threshold|)²,
+  the standard error shrinking as 1/√n (None where d sits on the threshold).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from attention_research.reports import stats
+
+REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
+ABOVE, BELOW = +1, -1
+POWER = 0.8
+WORDS = ("reproduced when the 95% interval lies beyond the minimum effect in the paper's "
+         "direction; not reproduced when it rules the minimum effect out in that direction; "
+         "inconclusive otherwise, and at a floor or a ceiling")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper's claim about d: beyond ``threshold`` in ``direction`` (ABOVE or BELOW)."""
+    threshold: float
+    direction: int
+
+    def __post_init__(self):
+        if self.direction not in (ABOVE, BELOW):
+            raise ValueError(f"direction {self.direction!r}: expected ABOVE (+1) or BELOW (-1)")
+
+    def words(self) -> str:
+        return f"d {'>' if self.direction == ABOVE else '<'} {self.threshold:+g}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    interval: stats.Interval | None  # d with its 95% interval
+    se: float | None  # d's standard error
+    dof: float | None
+    seeds: int  # seeds an arm (the smaller arm's)
+    why: str  # which end of the interval decided it, or what stops a decision
+    detectable: float | None  # smallest |true d − threshold| decided at 80% power
+    seeds_to_decide: int | None  # seeds an arm that would decide the observed d
+
+    def words(self, digits: int = 3) -> str:
+        """'d = +0.041 [+0.012, +0.070] (12 seeds an arm): reproduced; detects 0.030 at
+        80% power'."""
+        if self.interval is None:
+            return self.why
+        d = self.interval
+        text = (f"d = {d.mean:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}] "
+                f"({self.seeds} seeds an arm): {self.verdict} ({self.why})")
+        if self.detectable is not None:
+            text += f"; the design detects {self.detectable:.{digits}f} at 80% power"
+        if self.verdict == INCONCLUSIVE and self.seeds_to_decide is not None:
+            text += f"; about {self.seeds_to_decide} seeds an arm would decide the observed d"
+        return text
+
+
+def _quantiles(dof: float) -> float:
+    t = stats._t()
+    return float(t.ppf(1 - stats.LEVEL / 2, dof) + t.ppf(POWER, dof))
+
+
+def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
+                    claim: Claim, stopped: str = "") -> Decision:
+    """The rule on d's interval, its standard error and degrees of freedom, with
+    ``seeds`` an arm. ``stopped``: why no verdict may be read (a floor, a ceiling), or ""."""
+    distance = interval.mean - claim.threshold
+    factor = _quantiles(dof) if dof > 0 else math.inf
+    detectable = factor * se if math.isfinite(factor) else None
+    needed = (math.ceil(seeds * (factor * se / abs(distance)) ** 2)
+              if distance and se > 0 and math.isfinite(factor) else None)
+    beyond = interval.low > claim.threshold if claim.direction == ABOVE else interval.high < claim.threshold
+    ruled_out = interval.high < claim.threshold if claim.direction == ABOVE else interval.low > claim.threshold
+    if stopped:
+        verdict, why = INCONCLUSIVE, stopped
+    elif beyond:
+        verdict, why = REPRODUCED, f"the interval lies beyond {claim.threshold:+g}"
+    elif ruled_out:
+        verdict, why = NOT_REPRODUCED, f"the interval rules out {claim.threshold:+g}"
+    else:
+        verdict, why = INCONCLUSIVE, f"the interval holds {claim.threshold:+g}"
+    return Decision(verdict, interval, se, dof, seeds, why, detectable, needed)
+
+
+def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
+           level: float = stats.LEVEL) -> Decision:
+    """d = mean(a) − mean(b) over seeds (Welch), decided against ``claim`` on its
+    (1 − ``level``) interval (a rule correcting over a family passes a smaller level).
+    No verdict where both arms' means are under ``rule.floor`` or at or above
+    ``ceiling``."""
+    x, y = stats.finite(a), stats.finite(b)
+    seeds = min(len(x), len(y))
+    interval = stats.difference_interval(x, y, level)
+    test = stats.welch(x, y)
+    if interval is None or test is None:
+        return Decision(INCONCLUSIVE, None, None, None, seeds,
+                        "under 2 seeds on a side: no test", None, None)
+    se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
+    means = (float(x.mean()), float(y.mean()))
+    stopped = ""
+    if rule.floor is not None and max(means) < rule.floor:
+        stopped = f"both arms under the floor {rule.floor:g}"
+    elif ceiling is not None and min(means) >= ceiling:
+        stopped = f"both arms at the ceiling (≥ {ceiling:g})"
+    return decide_interval(interval, se, test.dof, seeds, claim, stopped)
+
+
+def decide_level(values, claim: Claim) -> Decision:
+    """One arm's mean over seeds (its t interval) against ``claim``'s threshold, for a
+    claim about a level (e.g. "keeps at least half its accuracy")."""
+    x = stats.finite(values)
+    interval = stats.t_interval(x)
+    if interval.low is None:
+        return Decision(INCONCLUSIVE, None, None, None, len(x),
+                        "under 2 seeds: no interval", None, None)
+    se = float(x.std(ddof=1) / math.sqrt(len(x)))
+    return decide_interval(interval, se, len(x) - 1, len(x), claim)
+
+
+def all_of(decisions: list[Decision]) -> str:
+    """Several contrasts that must all hold (an intersection-union test, no correction):
+    reproduced if every one is, not reproduced if any one is, else inconclusive."""
+    verdicts = [d.verdict for d in decisions]
+    if verdicts and all(v == REPRODUCED for v in verdicts):
+        return REPRODUCED
+    return NOT_REPRODUCED if NOT_REPRODUCED in verdicts else INCONCLUSIVE
