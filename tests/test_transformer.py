@@ -93,6 +93,11 @@ def test_every_position_scheme_decodes_incrementally_as_it_teacher_forces(positi
 def test_alibi_penalises_distance_with_one_slope_per_head():
     from attention_research.models.transformer import alibi_bias, alibi_slopes
     np.testing.assert_allclose(alibi_slopes(8), [2.0 ** -k for k in range(1, 9)])
+    for heads in (1, 2, 4, 16):  # the paper's 2^(-8h/H) wherever H is a power of 2
+        np.testing.assert_allclose(alibi_slopes(heads),
+                                   2.0 ** (-8.0 * np.arange(1, heads + 1) / heads), rtol=1e-6)
+    # Elsewhere the authors' get_slopes (issue 73: their values at 6 heads), not 2^(-8h/6).
+    np.testing.assert_allclose(alibi_slopes(6), [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125])
     bias = np.asarray(alibi_bias(4, jnp.arange(3), jnp.arange(5)))
     expected = -np.array([0.25, 1 / 16, 1 / 64, 1 / 256])[:, None, None] * np.abs(
         np.arange(3)[:, None] - np.arange(5)[None, :])

@@ -75,9 +75,14 @@ class GeneralScore(Score):
 
 @register_score("additive", paper="Bahdanau et al. 2015, Eq. 6")
 class AdditiveScore(Score):
-    """Bahdanau et al. 2015, Eq. (6) / App. A.1.2: v_aᵀ tanh(W_a s_{i-1} + U_a h_j).
+    """Bahdanau et al. 2015, Eq. (6) / App. A.1.2: v_aᵀ tanh(W_a s_{i-1} + U_a h_j + b).
 
     Luong et al. 2015 call the same form "concat": v_aᵀ tanh(W_a[h_t; h̄_s]).
+
+    The bias b, which Eq. (6) leaves out, is U_a's (initialised at zero, so an untrained
+    score is Eq. (6)'s): it lets training shift the tanh's operating point. OpenNMT-py's
+    ``mlp`` attention carries one too (on its query layer); JoeyNMT's has none. Being
+    U_a's, it is added once per key, where the keys are prepared.
     """
 
     def setup(self):

@@ -70,8 +70,18 @@ def sinusoidal_positions(length: int, dim: int):
 
 
 def alibi_slopes(num_heads: int):
-    """m_h = 2^(−8h/H), h = 1 … H (Press et al. 2022, §3: for 8 heads 1/2, 1/4, … 1/256)."""
-    return 2.0 ** (-8.0 * jnp.arange(1, num_heads + 1) / num_heads)
+    """The heads' slopes as the ALiBi authors' code computes them (Press et al. 2022, §3,
+    and their ``get_slopes``): for H a power of 2, the paper's m_h = 2^(−8h/H), h = 1 … H
+    (8 heads: 1/2, 1/4, … 1/256). For another H the paper's rule and their code part: the
+    code, which trained the paper's models, takes the slopes of the nearest power of 2
+    below H, then every other slope of the next power of 2 (6 heads: 1/4, 1/16, 1/64,
+    1/256, then 1/2, 1/8), where the paper's formula would give 2^(−8h/6). This is the
+    code's rule; at 1, 2, 4, 8, … heads (every config here) the two agree."""
+    def power_of_2(n: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+    below = 2 ** math.floor(math.log2(num_heads))
+    slopes = power_of_2(below) + power_of_2(2 * below)[0::2][:num_heads - below]
+    return jnp.asarray(slopes, jnp.float32)
 
 
 def alibi_bias(num_heads: int, query_positions, key_positions):
