@@ -24,8 +24,10 @@ The rules (RULES), written before any member trained, are issue 73's one decisio
 reproduced when the 95% interval lies beyond the minimum effect in the paper's direction;
 not reproduced when it rules that out; inconclusive otherwise.
 
-Cost: 8 cohorts of 10 members (4 schemes, copy and reverse), the replication the same;
-the record states its cost once its last cohort is in.
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/relative_positions/: 80 members, 31,999 s
+(cpu), which counts the hours its last two cohorts' processes were paused (SIGSTOP)
+while the machine ran timings; the replication, 8 more cohorts of 10, about the same.
 
 Result: pending (results/relative_positions/, issue 73).
 """
