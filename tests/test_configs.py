@@ -244,7 +244,8 @@ def test_adopt_from_names_what_a_sweep_directory_needs(tmp_path):
 
 
 # Issue 38: any single config's :tiny is a smoke run of under 15 s on a 2-core CPU
-# (measured in docs/configs.md). Its cost is set by these sizes, checked for every file.
+# (docs/configs.md gives the command that measures it). Its cost is set by these sizes,
+# checked for every file.
 TINY_BOUNDS = {"train.num_steps": 20, "train.batch_size": 8, "model.embed_dim": 8,
                "model.hidden_size": 8, "model.ff_dim": 16, "model.attention.dim": 8,
                "model.num_layers": 4, "task.eval_max_length": 6,
