@@ -57,10 +57,10 @@ FORMULATIONS = (
 # (explicit_vs_implicit reads FORMULATIONS alone).
 CONTROLS = [{SCORE: "coverage", "config.model.attention.coverage_loss": 1.0,
              "config.model.attention.coverage_loss_from": 0.8},
-            # Added after a second audit: the final-phase control leads the RNNs on sort
-            # although its late loss lowers sort accuracy, so the coverage *score* may be
-            # what sorts; the same model without the loss (λ = 0) tells the two apart.
-            # Shown beside the location-aware observation, not part of its rule.
+            # The same model without the loss (λ = 0): the final-phase control leads the
+            # RNNs on sort although its late loss lowers sort accuracy, so the coverage
+            # *score* may be what sorts; this arm tells the two apart. Shown beside the
+            # location-aware observation, not part of its rule.
             {SCORE: "coverage", "config.model.attention.coverage_loss": 0.0}]
 NO_LOSS = "coverage, no loss"
 

@@ -51,19 +51,19 @@ SETTINGS = [{ALIGNMENT: "global"}] + [
     {ALIGNMENT: "hard", f"{HARD}.reward": reward, f"{HARD}.soft_fraction": fraction,
      f"{HARD}.soft_unit": "sequence" if reward == "sequence" else "step"}
     for reward in ("token", "sequence") for fraction in (0.0, 0.5)]
-# Added with issue 35 after the five above were recorded: appended, so that the
-# recorded members keep their names and cohorts.
+# Appended after the five above, so that the recorded members keep their names and
+# cohorts.
 XU_CODE_SETTINGS = [
     {ALIGNMENT: "hard", f"{HARD}.reward": "sequence_mean", f"{HARD}.soft_fraction": fraction,
      f"{HARD}.soft_unit": "sequence", f"{HARD}.reinforce_weight": 0.1}
     for fraction in (0.0, 0.5)]
 XU_CODE_WEIGHTS = [0.1, 0.32, 1.0, 3.2]  # λ_r of the sensitivity sweep (copy only)
-# Added after the λ_r sweep was recorded, with their own rule (SOFT_HALF_RULE), on copy:
-# Xu's setting without REINFORCE (λ_r = 0: only the soft half trains the attention) and
-# every sequence sampled (soft_fraction 0) at larger λ_r.
+# Read by SOFT_HALF_RULE, on copy: Xu's setting without REINFORCE (λ_r = 0: only the
+# soft half trains the attention) and every sequence sampled (soft_fraction 0) at larger
+# λ_r.
 NO_REINFORCE = {**XU_CODE_SETTINGS[1], f"{HARD}.reinforce_weight": 0.0}
 ALL_SAMPLED_WEIGHTS = [1.0, 3.2]
-# Added after an audit of the λ_r sweep (issue 35): Xu's code at Xu's own relative scale.
+# Xu's code at Xu's own relative scale (XU_SCALE_RULE).
 # capgen.py adds the REINFORCE gradient (cost / 10) and the entropy gradient
 # (alpha_entropy_c = 0.002) per example while it averages the likelihood over the batch,
 # so relative to the likelihood both weigh B/10 and 0.002·B at their batch size B: 16
@@ -73,11 +73,11 @@ XU_SCALE = [{ALIGNMENT: "hard", f"{HARD}.reward": "sequence_mean", f"{HARD}.soft
              f"{HARD}.soft_unit": "sequence", f"{HARD}.reinforce_weight": batch / 10,
              f"{HARD}.entropy_weight": 0.002 * batch, f"{HARD}.test_context": "expected"}
             for batch in (16, 64)]
-# Added after a second audit (issue 35): the noise rule compared the soft half and every
-# sequence sampled at steps of two different runs, so at different parameters (one had
-# learned, the other not). These members train Xu's code setting (the soft half) and, at
-# each measurement, also measure every-sequence-sampled's estimator at the same
-# parameters, baseline and minibatches (train.gradient_alt_soft_fraction = 0).
+# NOISE_RULE's members: they train Xu's code setting (the soft half) and, at each
+# measurement, also measure every-sequence-sampled's estimator at the same parameters,
+# baseline and minibatches (train.gradient_alt_soft_fraction = 0), so that the two
+# estimators are compared at one point. Why the rule moved there, and when:
+# results/hard_vs_soft/README.md, "Decision log".
 SAME_POINT = {**XU_CODE_SETTINGS[1], "config.train.gradient_alt_soft_fraction": 0.0}
 SEEDS = [0, 1, 2, 3, 4]
 TASKS = ["copy", "reverse"]

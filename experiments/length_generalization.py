@@ -28,7 +28,7 @@ about: a decoder-only Transformer (models/decoder_only.py: 4 causal layers, 4 he
 reading ``source BOS target``), where each scheme is the only explicit position signal
 of every layer (the causal mask carries order implicitly, as the NoPE papers show). Its
 members are appended after the others. The position findings are decided
-there (their rules below, written before those members were trained); the
+there (their rules: experiments/lab/claims/length_generalization.py); the
 encoder-decoder rows stay beside them as a second regime whose encoder is sinusoidal.
 Every member's summary.json also holds teacher-forced token accuracy by target position
 (``token_acc_by_position``), so a model right on its first 20 positions and wrong after
@@ -69,24 +69,9 @@ DECODER_ONLY = [{"config.model.family": "decoder_only", SCORE: "scaled_dot",
                  "config.model.attention.num_heads": 4, "config.model.num_layers": 4,
                  "config.model.positions": p} for p in POSITION_SCHEMES]
 MODELS = MODELS + DECODER_ONLY  # appended: the recorded members keep their cohorts
-# What an audit as Press et al. found in those rules (issue 35), shown in both rows: the
-# statistic on positions 21-40 pools every held-out source long enough to reach them
-# (lengths 21-200, most of its weight beyond twice the trained length), and its
-# "positions 1-20" baseline pools unseen lengths too. The rules' arithmetic on the first
-# seeds stays shown, but decides nothing (DECIDED_BY_FRESH_SEEDS); the fresh seeds of
-# the replication (which trains ALiBi, relative and sinusoidal) are to be decided by this
-# one, written before they run (the findings code that applies it to the replication
-# lands before that sweep is run):
-# A second audit (as Shaw et al., issue 35) found that rule's statistic, token accuracy
-# over whole targets of sources 21-40, passed by a model right on its first 20 positions
-# and wrong on every later one (mean over L of 20/(L+1) = 0.66, above half of ~1), and
-# that relative positions faced no baseline. Revised again, still before the
-# replication ran: the unseen positions alone, against sinusoidal for both schemes.
-# A third audit (as Shaw et al., issue 35, before the replication ran) asked the rule to
-# say how lengths are weighed and how many seeds decide, to test the clipping itself
-# (the claim is that *clipping* generalises), to report the statistic without EOS (a
-# model can place EOS from content), and to give the arms it reads 5 fresh seeds (3 can
-# separate only effects of about 0.1 or more). Revised a third time, still before it ran.
+# The replication's arms that REVISED_POSITION_RULE reads get 5 fresh seeds (3 can
+# separate only effects of about 0.1 or more). Why that rule replaced the first position
+# rules, and when: results/length_generalization/README.md, "Decision log".
 REVISED_SEEDS = [100, 101, 102, 103, 104]  # the revised rule's arms; the others 100-102
 SEEDS = [0, 1, 2, 3, 4]
 TASKS = ["copy", "reverse"]
@@ -110,8 +95,8 @@ def get_config(arg=None):
     return base.shrink_if_tiny(config, arg)
 
 
-# The decoder-only rows join the replication (added before any of them was decided):
-# each reads at most 4 decoder-only cohorts of ~30 min at 3 seeds, about 2 CPU-hours.
+# The decoder-only rows are replicated too: each reads at most 4 decoder-only cohorts of
+# ~30 min at 3 seeds, about 2 CPU-hours.
 REPLICATED = ("rope-fits-seen-lengths-worse", "transformer-fails-far-beyond-training",
               "alibi-extrapolates", "relative-positions-generalise")
 
@@ -119,9 +104,9 @@ REPLICATED = ("rope-fits-seen-lengths-worse", "transformer-fails-far-beyond-trai
 def get_sweep(arg=None):
     if base.replicating(arg):  # what the replicable rows read, on fresh seeds
         from experiments.lab.findings import REPLICATION_SEEDS
-        # NoPE and relative positions without clipping (k beyond every distance), asked
-        # by the audit as Shaw et al.: what the causal mask alone gives, and whether the
-        # clipping is what generalises. Shown beside; no rule reads them.
+        # NoPE and relative positions without clipping (k beyond every distance): what
+        # the causal mask alone gives (shown beside, read by no rule), and whether the
+        # clipping is what generalises (REVISED_POSITION_RULE's relative contrast).
         # The arms REVISED_POSITION_RULE reads get 5 seeds (REVISED_SEEDS), the rest 3.
         revised = [_decoder_only(p) for p in ("sinusoidal", "alibi", "relative")] + [UNCLIPPED]
         others = ([_transformer("rope"), _transformer("sinusoidal")]

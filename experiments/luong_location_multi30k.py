@@ -14,17 +14,18 @@ dot seed, by 2.81 to 10.53 BLEU, yet the row is inconclusive (p = 0.12): one loc
 seed (28.5) is 7 BLEU under the other two, so the seeds' standard error is 2.27 on 2.1
 degrees of freedom, and with 3 seeds against 3 even an exact rank test cannot go under
 two-sided p = 0.10. Adding seeds to that row now that its p is known would be optional
-stopping; this sweep is a new test, sized before it ran: an audit simulated it for a
-5-BLEU gap at location's observed seed SD of 3.9 and found about 7 location seeds and 3
-dot seeds give 80% power (8 about 87%; dot's seeds spread by 0.3 BLEU, so more of them
-buy little). The SD is a guide only (its 95% interval is 2.0-24.6).
+stopping; this sweep is a new test, sized before it ran: a simulation for a 5-BLEU gap
+at location's observed seed SD of 3.9 found about 7 location seeds and 3 dot seeds give
+80% power (8 about 87%; dot's seeds spread by 0.3 BLEU, so more of them buy little).
+The SD is a guide only (its 95% interval is 2.0-24.6).
 
 The regime is luong_table4:corpus=multi30k's, unchanged but for the seeds: its config
 (the Multi30k defaults, multi30k_recipe's choice; 8000 steps; the parameters of best
 validation BLEU translate the test split), so a member here would be a member there.
 Each member is 40-50 CPU-minutes here (about 8.5 CPU-hours in all).
 
-The decision rule, written 2026-11-29 before any member trained:
+The decision rule, written before any member trained (when it was written and amended,
+and why: results/luong_location_multi30k/README.md, "Decision log"):
 - the statistic is dot − location in cased test BLEU (test_2016_flickr, sacreBLEU on
   text restored to the corpus's characters), Welch's t on the two settings' seed means
   with the seeds' variance plus the sentences' (``bleu_tests.paired_seed_test``, one bin of
@@ -37,7 +38,7 @@ The decision rule, written 2026-11-29 before any member trained:
 - a reproduced (or not reproduced) verdict is replicated on fresh seeds:
   ``:replicate`` trains location on seeds 100-107 and dot on 100-102.
 
-Amended 2026-11-29, before any member finished, after an audit as Luong et al.:
+Amended before any member finished:
 - a member that fails (a non-finite loss stops it, status "failed") makes the row
   inconclusive, with the failure named: no seed is substituted and none is retrained;
 - a finished member whose test translations are not recorded leaves the row pending
@@ -46,10 +47,10 @@ Amended 2026-11-29, before any member finished, after an audit as Luong et al.:
   explicit_vs_implicit's Multi30k replication, whose training is the same (its seeds
   0-2 give luong_table4_multi30k's dot BLEU bit for bit): the seeds are fixed in
   advance, so its test stays valid, but its dot side is not blind (dot is the arm whose
-  seeds barely spread). Noted at the replication (2026-11-29, a second audit as Luong
-  et al.): that record chose its parameters by lowercased validation BLEU, this one by
-  cased; for dot 100-102 both pick the same steps (8000, 5000, 7500), and the retrained
-  logs match its logs bit for bit, so the replication's dot arm repeats its test BLEU.
+  seeds barely spread). That record chose its parameters by lowercased validation BLEU,
+  this one by cased; for dot 100-102 both pick the same steps (8000, 5000, 7500), and
+  the retrained logs match its logs bit for bit, so the replication's dot arm repeats
+  its test BLEU.
 What the row cannot show, stated in it: Luong's BLEU is before unknown-word
 replacement (after it, 19.3 and 20.5; perplexity 6.4 and 6.1); their gap, 0.5 BLEU
 (2.8%), is about 1 BLEU at ours, under what this design detects (powered for about 5);

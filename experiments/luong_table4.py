@@ -78,8 +78,8 @@ def get_config(arg=None):
 # alignment (read from compare_attention_replication). `additive`, last so that the
 # cohorts before it keep their ids, is the tuned side of translation_recipe's
 # "tuned-translation-default" row on fresh seeds. About 2.4 CPU-hours here.
-# Concat against dot: its verdict separated only once the rule was revised (2026-11-28),
-# so the fresh seeds, trained before that, decide whether it stands.
+# Concat against dot: its fresh seeds decide whether the first seeds' separation stands
+# (results/luong_table4/README.md, "Decision log").
 REPLICATED = ("luong-global-dot-over-location", "location-aligns-poorly",
               "luong-concat-works-poorly")
 # varies by about 0.0003 at p = 0.05 between bootstrap seeds (the concat row's first seeds)

@@ -37,20 +37,17 @@ sets, sentence statistics summed per bin, as ``bleu_tests.compare_settings``):
 - Beside, read by no rule: G of none_bidirectional against rnnencdec and of rnnsearch
   against none_bidirectional (the encoder's part and attention's part), and of the
   Transformer against rnnencdec; BLEU in every length bin in the report's plot.
-- A reproduced verdict is replicated on seeds 100–102 (``:replicate``). (Voided
-  before they ran: see below.)
+- A reproduced verdict is replicated on seeds 100–102 (``:replicate``). (They are
+  decided by the rules below instead.)
 
-Revised on 2026-11-27, before seeds 100–102 ran and before any result of the control or
-the Transformer was seen: an audit as Bahdanau found that this rule compares RNNsearch
-with RNNencdec only, which differ in the encoder and in attention at once, and does not
-test that RNNsearch holds. The first seeds' verdict by it decides nothing; the
+What decides now (the rules are in experiments/lab/claims/translation_length.py; when
+each was written, revised or voided, and why: results/translation_length/README.md,
+"Decision log"): the first seeds' verdict by this rule decides nothing; the
 replication's seeds (all four settings) decide the row by ``REVISED_RULE`` (the lead
-must also grow against the bidirectional control), and a second row by ``HOLDS_RULE``
-(RNNsearch falls no more than the Transformer, within 2 BLEU). Both rules are below, and
-in the record's README. A second audit voided ``HOLDS_RULE`` too (2026-11-27); the
-second row is decided on seeds 100–102 by ``HOLDS_REVISED_RULE`` (written 2026-11-28,
-before they trained, and rewritten on a third audit): each model at the length penalty
-tuned on its validation BLEU with long outputs long enough (``:replicate`` sets
+must also grow against the bidirectional control). A second row, whether RNNsearch
+holds, is decided on seeds 100–102 by ``HOLDS_REVISED_RULE`` (its first seeds' verdict
+by ``HOLDS_RULE`` decides nothing): each model at the length penalty tuned on its
+validation BLEU with long outputs long enough (``:replicate`` sets
 ``task.length_penalty_search``), the Transformer must fall less than the bidirectional
 model without attention, and RNNsearch must keep half of that lead (a three-arm
 non-inferiority test).

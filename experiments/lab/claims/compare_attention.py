@@ -1,7 +1,7 @@
 """The claims experiments/compare_attention.py's record decides: what the "when it fails"
 columns of docs/formulations.md claim from that sweep, each decided by a named test on
 the committed record (rows of experiments/FINDINGS.md). The history of these rules is
-in results/compare_attention/README.md.
+in results/compare_attention/README.md, "Decision log".
 """
 
 # What the findings page reads of the experiment (findings.with_replication) with it.
@@ -86,8 +86,8 @@ _CLAIMS = {  # key: (title, paper; None: our observation)
     "location-fails-unseen-lengths-and-sort": (
         "location scores nothing on unseen lengths, and sorts no better than none", None),
     "local-p-fails-sort": ("local_p fails on sort", None),
-    # Titled by what the rule tests (an audit, issue 35: "neither extrapolates" read as
-    # "worse than additive there", where it is slightly above it)
+    # Titled by what the rule tests ("neither extrapolates" would read as "worse than
+    # additive there", where it is slightly above it)
     "pointer-generator-limits": ("Copying stays below 0.5 on unseen lengths, and sorts "
                                  "worse than attention alone", None),
     "location-aware-sorts-best": ("location_aware has the highest RNN mean on sort", None),
@@ -107,8 +107,8 @@ def _finding(f, key, ours, verdict, why, plot=None):
     return f.Finding(key, title, paper, ours, verdict, why, plot)
 
 
-# Written before the final-phase members were trained (issue 35: the control was plain
-# additive attention, not the same model given the loss late).
+# Why this rule replaced the first one (whose control was plain additive attention):
+# results/compare_attention/README.md, "Decision log".
 COVERAGE_RULE = (
     "the coverage model with λ = 1 from step 0 against the same model with λ = 1 for the "
     "last fifth of the 1,500 steps only (coverage_loss_from 0.8, See et al.'s final phase), "
@@ -125,7 +125,7 @@ def _coverage(f, get):
     tests = stats.contrasts([(get(early, t), get(late, t)) for t in TASKS], stats.ACCURACY)
     from scipy.stats import mannwhitneyu
     failed = {(arm, t): sum(v < 0.5 for v in get(arm, t)) for arm in (early, late)
-              for t in TASKS}  # both arms: a control can fail too (audit, issue 35)
+              for t in TASKS}  # both arms: a control can fail too
     # From the start, seeds either fail or solve the task: Welch's t on two modes is
     # shown with a rank test beside it (Mann-Whitney U, exact, uncorrected; not in the rule).
     ranks = {t: mannwhitneyu(get(early, t), get(late, t), method="exact").pvalue

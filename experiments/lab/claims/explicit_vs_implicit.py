@@ -33,19 +33,18 @@ _CLAIMS = {  # key: title (all our observations: no paper states them)
         "random one",
     "gradients-find-the-token-without-attention":
         "Without attention, the gradients still find the token the output depends on",
-    # Issue 36, written before the Multi30k sweep ran: the ding_de_en record's two
-    # translation observations, tested where the models translate (test BLEU about 39,
-    # not 2-4). The second was seen, not tested, on ding_de_en (results README).
+    # Issue 36: the ding_de_en record's two translation observations, tested where the
+    # models translate (test BLEU about 39, not 2-4). The second was seen, not tested, on
+    # ding_de_en (results README). When they were registered:
+    # results/explicit_vs_implicit/README.md, "Decision log".
     "translation-weights-faithful-multi30k":
         "On translation, zeroing the weights' top source piece costs more than a random "
         "one (Multi30k)",
     "translation-implicit-more-faithful-multi30k":
         "On translation, the implicit map's top source piece matters more than the "
         "weights' (Multi30k)",
-    # Written after the two above were decided, before any member's diagonal drop
-    # existed: a control stronger than a random piece that an audit as Jain & Wallace
-    # and Wiegreffe & Pinter asked for (held_out.diagonal); its members' analysis is run
-    # again to measure it (their training adopted, the other metrics unchanged).
+    # A control stronger than a random piece (held_out.diagonal); its members' analysis
+    # is run again to measure it (their training adopted, the other metrics unchanged).
     "translation-weights-beat-diagonal-multi30k":
         "On translation, zeroing the weights' top source piece costs more than zeroing "
         "the diagonal one (Multi30k)",
@@ -143,8 +142,7 @@ def _pending(f, key: str, what: str, how: str):
                      "pending", f"to be decided by its registered rule: {_rule(how)}")
 
 
-# What the translation rows measure (an audit as Jain & Wallace and Wiegreffe & Pinter
-# asked that the rows say it, and what "holds" does not mean).
+# What the translation rows measure, and what "holds" does not mean.
 MEASURED = ("the reference piece's log-probability lost, teacher-forced at one drawn "
             "target step per sentence, when one source piece's embedding is zeroed (the "
             "Transformer's positions kept); the Transformer's weights are its last decoder "
@@ -156,8 +154,7 @@ _WEAKEST_CONTROL = (
     "gradients (τ above). The sentences, target steps and random pieces are the same "
     "draws for every member (held_out.probes), so seeds resample training alone")
 
-# What neither ablation row shows, whatever its verdict (the fourth audit, as Jain &
-# Wallace and Wiegreffe & Pinter).
+# What neither ablation row shows, whatever its verdict.
 _NOT_SHOWN = (
     "Jain & Wallace studied classification, question answering and inference, not "
     "translation: these rows test another regime and do not contradict them. The "
@@ -172,7 +169,7 @@ def _diagonal(f, rows, settings, short) -> str:
     """What the diagonal control is, and how often it is the weights' own top piece
     (``overlap_diagonal``, held_out.py): both arms then zero the same piece and lose
     the same, so overlap shrinks the row's gap rather than inflating it. Per setting
-    (the RNNs and the Transformer differ: the audit of the replication), the overlap and
+    (the RNNs and the Transformer differ), the overlap and
     the diagonal's drop where it is not the top piece beside a random piece's. The
     members analysed before the overlap existed lack it, and the sentence says how many."""
     import math

@@ -29,8 +29,8 @@ XU_TABLE = ("Xu et al. 2015, Table 1 (BLEU-4, soft / hard): Flickr8k 19.5 / 21.3
             "estimator, is slightly better")
 
 
-# The decision rules, written before the issue-35 members were trained (git keeps the
-# order: this text landed in the commit before their results).
+# The decision rules (when each was written, revised or replaced, and why:
+# results/hard_vs_soft/README.md, "Decision log").
 ACCURACY_RULE = (
     "area under seq acc 1-25 (steps 0-1500) of Xu's code setting (reward R/|y|, λ_r = 0.1, "
     "the expected context on half the sequences) against soft, per task, 5 seeds, "

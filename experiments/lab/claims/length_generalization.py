@@ -21,8 +21,9 @@ SPANS = {f"{first}-{last}": column("seq_acc", length_range(first, last))
 ABSOLUTE = ("sinusoidal", "learned")  # the Transformers of Dehghani et al.'s comparison
 NEAR = range(21, 41)  # target positions 21-40: twice the trained length
 FAR = range(81, 201)  # the lengths of Dehghani et al.'s regime (4-10x)
-# The decision rules of the position findings, written before the decoder-only members
-# were trained (issue 35).
+# The decision rules of the position findings (when each was written, and why
+# REVISED_POSITION_RULE replaced the first ones: results/length_generalization/README.md,
+# "Decision log").
 DEHGHANI_RULE = (
     "the decoder-only Transformer with sinusoidal and with learned positions, sequence "
     "accuracy on lengths 81-200 after training on 1-20, 5 seeds: reproduced if every "
@@ -63,9 +64,9 @@ REVISED_POSITION_RULE = (
 DEHGHANI = {"copy": 0.03, "reverse": 0.06}
 
 
-# The rows whose registered rule an audit found not to measure what it names (see
-# POOLING_CAVEAT): their first seeds decide nothing (inconclusive until the fresh seeds
-# are in) and their fresh seeds are decided by REVISED_POSITION_RULE.
+# The rows whose registered rule does not measure what it names (POOLING_CAVEAT): their
+# first seeds decide nothing (inconclusive until the fresh seeds are in) and their fresh
+# seeds are decided by REVISED_POSITION_RULE.
 DECIDED_BY_FRESH_SEEDS = {
     "alibi-extrapolates": "positions 21-40 pool sources 21-200, not the 2x regime",
     "relative-positions-generalise": (
@@ -110,7 +111,7 @@ def _twice(f, results, model, task, seeds=None) -> list:
     """Per seed: teacher-forced token accuracy on sources of lengths 21-40 (the mean over
     those lengths of token_acc_by_length). The rules' positions 21-40 pool every held-out
     length that reaches them (21-200); this is Press et al.'s regime, inputs up to twice
-    the trained length, shown beside the rules (added after they were written)."""
+    the trained length, shown beside the rules."""
     finals = _finals(f, results, model, task, seeds)
     return [sum(m["token_acc_by_length"][str(n)] for n in NEAR) / len(NEAR) for m in finals
             if "token_acc_by_length" in m]
@@ -144,7 +145,7 @@ def _sequences_twice(f, results, model, task, seeds=None) -> list:
 
 def _audit_note(f, results, model, task) -> str:
     """The scheme on the seen lengths and at twice them (sources of 21-40): the reading
-    the audit asked to see beside the registered rule, which decides no verdict."""
+    shown beside the registered rule, which decides no verdict."""
     from attention_research.reports.tables import interval_cell as cell
     seen, twice = _seen(f, results, model, task), _twice(f, results, model, task)
     return (f"{task}: seen lengths 1-20 {cell(seen)}, sources of 21-40 {cell(twice)} "
@@ -231,7 +232,7 @@ def _revised(f, results, key, title, paper, model, baseline, unclipped=None, cav
             f"{side(_twice, baseline)}); greedy sequence accuracy there "
             f"{side(_sequences_twice, model)} (sinusoidal {side(_sequences_twice, baseline)})")
     verdict = _position_verdict(kept, tests)
-    # Read by no rule (the audit's asks): how far the interval's low end lies above the
+    # Read by no rule: how far the interval's low end lies above the
     # half, whether 'kept' survives leaving any one seed out, and NoPE beside.
     margins, nope = [], _decoder_only("nope")
     for task in TASKS:
@@ -422,8 +423,8 @@ def _shaw(f, rows, results):
                      f"encoder-decoder {cell(_twice(f, results, _transformer('sinusoidal'), task))})")
     verdict = ("reproduced" if all(k == "kept" for k in kept)
                else "not reproduced" if "lost" in kept else "inconclusive")
-    # The audit as Shaw et al.: the registered statistic sits near chance on reverse, and
-    # it calls learned absolute positions, whose rows past 41 never train, 'kept'.
+    # Why the registered statistic decides nothing here: it sits near chance on reverse,
+    # and it calls learned absolute positions, whose rows past 41 never train, 'kept'.
     learned = {t: _near(f, results, _decoder_only("learned"), t) for t in TASKS}
     audit = ("Beside the rule, its teacher-forced token accuracy by source length: "
              + "; ".join(_audit_note(f, results, relative, t) for t in TASKS)
@@ -511,8 +512,7 @@ def _rope(f, rows, results):
     below = [s for s, _ in tests]
     # Contrary evidence is RoPE shown not below by more than the minimum effect (its
     # difference's interval above −min effect) on both tasks; not being separated is
-    # not (an audit of the replication: 3 seeds against 3 found the same direction and
-    # size, unseparated, which the old rule called 'does not hold').
+    # not.
     seen_contrasts = stats.contrasts([(values(rope, t, "1-20"), values(sinusoidal, t, "1-20"))
                                       for t in TASKS], stats.ACCURACY)
     not_worse = [c.above or (c.difference is not None

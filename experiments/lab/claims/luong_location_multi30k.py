@@ -91,8 +91,7 @@ def findings(results):
     from experiments.lab.findings import REPLICATION_SEEDS
     if list(SEEDS) == list(REPLICATION_SEEDS):
         # The page shows a replication by its `ours` alone (findings.with_replication):
-        # its own size and learning speed, and what its dot arm is (the audit as Luong
-        # et al. at the replication, 2026-11-29).
+        # its own size and learning speed, and what its dot arm is.
         ours += (". " + _size(verdict, test, share, location_mean)
                  + _against_first_run(results, test, verdict) + _learning(results)
                  + _earlier_dot(results, bleu[DOT], seeds[DOT]))
@@ -173,8 +172,8 @@ def _earlier_dot(results, values: list, wanted: list) -> str:
 
 
 def _without_normality(bleu: dict) -> str:
-    """Checks of the direction that assume no normal seeds (the audit as Luong et al.,
-    2026-11-29): how many dot-location seed pairs favour dot, and the exact two-sided
+    """Checks of the direction that assume no normal seeds: how many dot-location seed
+    pairs favour dot, and the exact two-sided
     permutation p of the difference in seed means over every split of the seeds."""
     import itertools
 
@@ -192,8 +191,8 @@ def _without_normality(bleu: dict) -> str:
 
 
 def _size(verdict: str, test: dict, share: float, location_mean: float) -> str:
-    """What the row says of the gap's size beside its direction (the audit as Luong et
-    al., 2026-11-29): Luong's 0.5 BLEU is one model each with no test, so only the
+    """What the row says of the gap's size beside its direction: Luong's 0.5 BLEU is one
+    model each with no test, so only the
     direction is a claim to reproduce; a decided row says whether the size is Luong's."""
     scaled = share * location_mean
     if verdict == "inconclusive":

@@ -40,8 +40,8 @@ TABLE4_ROWS = (  # (key, title) of each comparison row, in the order _table4 giv
 MULTI30K_KEY = "-multi30k"  # the Multi30k rows' keys: the ding_de_en rows' with this added
 SEPARATES_BOTH_WAYS = tuple(key + suffix for key, _ in TABLE4_ROWS
                             for suffix in ("", MULTI30K_KEY))
-# The alignment row's fresh seeds are compare_attention's (an audit found it decided only
-# once this sweep's own replication folder appeared, and linked to the wrong record).
+# The alignment row's fresh seeds are compare_attention's (it reads compare_attention's
+# records, so its replication is compare_attention_replication, not this sweep's).
 REPLICATION_SOURCES = {"location-aligns-poorly":
                        {"compare_attention": "compare_attention.py:replicate"}}
 RESAMPLES = 10_000  # bootstrap replicates of the sentences: their variance, and so p,
@@ -53,8 +53,7 @@ def _translations(results, setting, seeds=None):
     sentence (translations/test.sentences.tsv) and None, which metrics' tests take."""
     from experiments.lab import findings as f
     from attention_research.tasks.translation import metrics
-    # The finished members (of ``seeds``, if given), as the report's rows are filtered
-    # (an audit of the replication).
+    # The finished members (of ``seeds``, if given), as the report's rows are filtered.
     folders = f.finished_members_of(results, setting, seeds)
     read = lambda folder, kind: (folder / "translations" / f"test.{kind}.txt"
                                  ).read_text().splitlines()
@@ -80,7 +79,7 @@ def _location_alignment(results):
     from experiments.compare_attention import SEEDS as FIRST_SEEDS
     wanted = REPLICATION_SEEDS if source.name.endswith("_replication") else FIRST_SEEDS
     # Each setting's finished members of the seeds that run trains, and every one of
-    # them, before anything is decided (an audit: a partial report could decide it).
+    # them, before anything is decided (a partial report could decide it).
     rows = [r for r in f.report_rows(source)
             if r.get("status") == "finished" and int(r["seed"]) in wanted]
     settings = [f"score-{s}_task-{t}" for s in ("location", "dot", "general")
@@ -103,7 +102,7 @@ def _location_alignment(results):
     for task in ("copy", "reverse", "sort"):
         # Copy's position is the step itself, which a function of the decoder state alone
         # can learn by design; sort's is the symbol's, which it cannot see at all: its
-        # strict score is a content-blind argmax's (issue 35 audit). Only reverse tests it.
+        # strict score is a content-blind argmax's. Only reverse tests it.
         if task == "reverse":
             pairs += [(accuracy("location", task), accuracy(other, task))
                       for other in ("dot", "general")]
@@ -116,8 +115,8 @@ def _location_alignment(results):
                      f"{cell(accuracy('dot', task))}, general "
                      f"{cell(accuracy('general', task))}{strict}")
     tests = stats.contrasts(pairs, stats.ACCURACY)
-    # Per seed, so that a reader sees where the seeds lie (an audit of the replication:
-    # every fresh location seed below every dot and general one, yet not separated).
+    # Per seed, so that a reader sees where the seeds lie (every seed of one setting can
+    # lie below every seed of another, yet not be separated).
     per_seed = "; ".join(f"{s} " + ", ".join(f"{v:.3f}" for v in accuracy(s, "reverse"))
                          for s in ("location", "dot", "general"))
     parts.append(f"reverse per seed: {per_seed}")
@@ -175,7 +174,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     keys = [(key + suffix, title + title_suffix) for key, title in TABLE4_ROWS]
     # Each row is decided once the settings it compares are recorded (a replication
     # records only the settings its rows read); Holm runs within each row (below).
-    # Only the finished members of this run's seeds count (an audit of the replication).
+    # Only the finished members of this run's seeds count.
     rows = [r for r in rows if r.get("status") == "finished" and int(r["seed"]) in SEEDS]
     ready = [n for n in names if f.finished_members(rows, [n], len(SEEDS)) == len(SEEDS)]
     if len(ready) < 2:
@@ -190,11 +189,9 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     pairs = [p for p in dict.fromkeys(PAIRS + others) if set(p) <= set(ready)]
     # Issue 35: the test of a claim about attention functions counts the seeds' spread
     # as well as the sentences'. bleu_tests.paired_seed_test keeps the two apart and keeps
-    # the pairing on sentences (revised after an audit as Luong, 2026-11-28: the
-    # hierarchical bootstrap, compare_settings(resample_seeds=True), added the two
-    # settings' sentence variances as if they were scored on different sentences). The
-    # paired bootstrap, which holds these trained models fixed, describes these models
-    # and is reported beside it.
+    # the pairing on sentences (why it replaced the hierarchical bootstrap:
+    # results/luong_table4/README.md, "Decision log"). The paired bootstrap, which holds
+    # these trained models fixed, describes these models and is reported beside it.
     everything = [(np.arange(bleu_tests.sentence_count(systems, references)), 1.0)]
     tests = {pair: bleu_tests.paired_seed_test(systems, references, *pair, everything,
                                             n_samples=RESAMPLES) for pair in pairs}
@@ -234,8 +231,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
         return (f"{pair[0]} − {pair[1]} = {test['difference']:+.2f} BLEU "
                 f"[{test['low']:+.2f}, {test['high']:+.2f}], p = {test['p']:.3g}{held}, "
                 # The df come from the seeds' part alone, the sentences' being known as
-                # good as exactly: near 2 where one setting's seeds spread widely (an
-                # audit as Luong asked to see them on every row).
+                # good as exactly: near 2 where one setting's seeds spread widely.
                 f"{test['df']:.1f} degrees of freedom, "
                 f"standard error {test['se']:.2f} (seeds {test['seed_se']:.2f}, sentences "
                 f"{test['sentence_se']:.2f}), detectable at 80% power ≈ {detectable:.1f} BLEU "
@@ -284,7 +280,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
     def per_seed(pair):
         """Each seed's BLEU, and whether every seed of one setting lies beyond every seed
         of the other: a direction the test may not separate when one side's seeds spread
-        widely (an audit as Luong: every Multi30k location seed is under every dot seed)."""
+        widely."""
         values = {name: bleu(name) for name in pair}
         a, b = values.values()
         text = "; per seed: " + "; ".join(
@@ -307,8 +303,8 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
         means = [float(np.mean(bleu(name))) for name in pair]
         scaled = ""
         if PAPER[pair[0]] is not None and PAPER[pair[1]] is not None:
-            # Luong's gap as a share of their BLEU, carried to ours (an audit as Luong:
-            # 1.3 BLEU at 17.3 is about 2.9 at 39).
+            # Luong's gap as a share of their BLEU, carried to ours (1.3 BLEU at 17.3 is
+            # about 2.9 at 39).
             share = (PAPER[pair[0]] - PAPER[pair[1]]) / PAPER[pair[1]]
             scaled = (f" ({share:.1%} of their BLEU: {share * means[1]:.1f} BLEU at "
                       f"{pair[1]}'s {means[1]:.1f} here)")

@@ -23,12 +23,8 @@ RULE = (
     "inconclusive. On copy, reverse and sort, 1 − p_gen on non-EOS tokens is shown beside "
     "(every one is copyable there); plain additive attention's sequence accuracy on "
     "substitute too (the task needs no pointer). CNN/Daily Mail is not run here")
-# Revised after the run, on an audit (issue 35): the first rule's 'reproduced' branch is
-# unreachable for a model that solves substitute (a novel token's probability is at most
-# p_gen, so a copy share above 0.5 there means the task fails), and See et al.'s 0.17 is
-# a test-time figure they set against p_gen ≈ 0.53 in training (teacher forcing); on a
-# task the model solves exactly, greedy decoding feeds the same prefixes as teacher
-# forcing, so that gap cannot show. The rule now reads the gate and decides nothing.
+# Why REVISED_RULE replaced RULE after the run: results/pointer_generator/README.md,
+# "Decision log".
 REVISED_RULE = (
     "revised after the run: See et al.'s claim (p_gen skewed to copying at test time, "
     "against about 0.53 in training) needs a task the model does not solve exactly, "

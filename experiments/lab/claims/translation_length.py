@@ -26,8 +26,8 @@ HOLDS_MARGIN = 2.0  # BLEU: the non-inferiority margin of HOLDS_RULE (void)
 # over a model without attention in how little it falls (the share a non-inferiority
 # trial conventionally preserves, FDA 2016), with the long outputs of every arm it
 # reads at least MIN_LONG_RATIO of the references' length on the test sets. The alpha
-# is chosen on validation with a stricter SELECTION_LONG_RATIO (the third audit: chosen
-# at the gate's own value, the shorter test sets would land under it).
+# is chosen on validation with a stricter SELECTION_LONG_RATIO (chosen at the gate's own
+# value, the shorter test sets would land under it).
 # An upper bound too: past it, outputs run away (repeat to the length cap), which
 # would make a model fall for its decoding, not its translation.
 RETENTION = 0.5
@@ -36,16 +36,10 @@ MAX_RUN_AWAY = 0.01  # each seed's share of outputs past twice their reference
 CALIBRATION_DATE = "2026-11-28"
 HOLDS_TEST_SPLITS = ("test",)
 
-# An audit as Bahdanau (2026-11-27, on RNNencdec's and RNNsearch's seeds 0-2) found the
-# registered rule cannot decide the row it names: it compares RNNsearch with RNNencdec
-# only, which differ in the encoder (bidirectional) and in attention at once, and the
-# title said RNNsearch holds, which it does not test. The first seeds' verdict by it is
-# shown and decides nothing; seeds 100-102 are decided by REVISED_RULE, and the half it
-# leaves out by HOLDS_RULE (a row of its own), both written, and audited as Bahdanau
-# again, before those seeds ran and before any result of the bidirectional control or
-# the Transformer was seen.
-# The revised holds rule (HOLDS_REVISED_RULE) answers the audit's three fixes; it was
-# written on 2026-11-28, before seeds 100-102 trained.
+# The first seeds' verdicts by the docstring's rule and by HOLDS_RULE are shown and decide
+# nothing (DECIDED_BY_FRESH_SEEDS); seeds 100-102 are decided by REVISED_RULE and
+# HOLDS_REVISED_RULE. Why each rule replaced the one before, and when:
+# results/translation_length/README.md, "Decision log".
 HOLDS_REVISION = (
     "a revised rule (HOLDS_REVISED_RULE, written 2026-11-28 before seeds 100-102 "
     "trained) decides the replication: BLEU at each model's length penalty tuned on the "
@@ -55,9 +49,6 @@ DECIDED_BY_FRESH_SEEDS = {
     KEY: "read as Bahdanau: it compares RNNsearch with RNNencdec only, which differ in "
          "the encoder and in attention at once, and its title claimed RNNsearch holds, "
          "which it does not test",
-    # A second audit as Bahdanau (2026-11-27, 23:30, on the Transformer's seeds 0-1,
-    # before seed 2 was recorded); the replication's seeds are decided by
-    # HOLDS_REVISED_RULE.
     HOLDS_KEY: "read as Bahdanau: it was written after multi30k_goals had recorded the "
                "same Transformer's test_2016 BLEU by length on seeds 0-2, so those seeds "
                "were not unseen; the Transformer's fall is mostly its output's brevity on "
@@ -262,8 +253,8 @@ def _read(results, names, suffix=""):
     for name in complete[1:]:
         if not np.array_equal(read[name][1], words):
             raise ValueError(f"{name}'s test sentences differ from {complete[0]}'s")
-    # The references too (an audit: the sources alone could match across other
-    # references): every seed's reference lengths, statistics column 9, are the same.
+    # The references too (the sources alone could match across other references):
+    # every seed's reference lengths, statistics column 9, are the same.
     lengths = [(name, s[:, 9]) for name in complete for s in read[name][0]]
     for name, length in lengths[1:]:
         if not np.array_equal(length, lengths[0][1]):
@@ -327,9 +318,8 @@ def _registered(results):
                                                        for s in SETTINGS)
     systems, done, words, _ = _read(results, [encdec, search, bidirectional,
                                               transformer_name])
-    # Pending until every setting has its seeds, as the record's README said before the
-    # run: the bidirectional control tells attention's part from the encoder's, and an
-    # audit as Bahdanau (2026-11-27) found the row cannot be worded without it.
+    # Pending until every setting has its seeds: the bidirectional control tells
+    # attention's part from the encoder's, and the row cannot be worded without it.
     if min(done.values()) < len(SEEDS):
         return _pending(KEY, TITLE, PAPER, done)
     short, long = np.flatnonzero(words <= SHORT), np.flatnonzero(words >= LONG)
@@ -449,8 +439,8 @@ def _revised(results):
         kept_more.append(None not in kept and kept[0] > kept[1])
     ours += (". Beside, read by no rule (the pooled bootstrap treats the three test sets "
              "as one sample of sentences): " + "; ".join(beside))
-    # An audit as Bahdanau (2026-11-28, on seeds 100-102): what the verdict alone does
-    # not say. Written after the results, so it reads them and changes no verdict.
+    # What the verdict alone does not say: written after the results, so it reads them
+    # and changes no verdict.
     first = splits != 0  # all but test_2016_flickr, the set most numbers quote
     fresh = f"{min(f.REPLICATION_SEEDS)}-{max(f.REPLICATION_SEEDS)}"
     without_first = gap(search, encdec, np.flatnonzero(first & (words <= SHORT)),
@@ -603,7 +593,7 @@ def _holds_revised(results):
             f"retention of {RETENTION:g} of the Transformer's lead over the control) "
             f"{_interval(tests['L'])}; L without the brevity penalty "
             f"{_interval(tests['L_no_brevity'])}")
-    if reason:  # which seed of which arm a gate stopped (an audit as Bahdanau, 2026-11-28)
+    if reason:  # which seed of which arm a gate stopped
         stopped = _gated_seeds(systems, searches, names, gated, short, long, read)
         ours += f". Inconclusive because {reason}" + (
             f" ({'; '.join(stopped)}; the gate reads each seed, the lengths above are seed "
@@ -636,7 +626,7 @@ def _holds_revised(results):
         f"{_brevity_penalty(systems[n], long):.3f}" for n, label in names.items()))
     beside.append(_ratio_scale(systems, {search: "RNNsearch",
                                          transformer_name: "the Transformer"}, short, long))
-    if transformer_name in untuned:  # what an audit as Bahdanau asked the row to say
+    if transformer_name in untuned:  # how the Transformer's decoding leans L
         beside.append(
             f"read with care: a Transformer whose long outputs run away or fall short (at "
             f"alpha 0.6 they were {_length_ratio(untuned[transformer_name], long):.3f} of the "

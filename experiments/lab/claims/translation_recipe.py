@@ -36,7 +36,7 @@ def findings(results):
     for experiment, setting in (TUNED_DEFAULT, FIRST_DEFAULT):
         folder = results.parent / (experiment + suffix)
         # This run's seeds only: a member of another seed in the folder is not one of
-        # the row's (an audit of the replication).
+        # the row's.
         own = list(f.REPLICATION_SEEDS) if suffix else seeds[experiment]
         finals = f.member_finals(folder, setting, own)
         sides[experiment] = ([m["final"][final_key("test", "bleu")] for m in finals],
@@ -80,9 +80,9 @@ def findings(results):
 
 
 def _where_the_gain_is(record) -> str:
-    """What the validation sweep says of the tuned default's gain, read by no rule (an
-    audit as Sennrich & Zhang would read the row): its ``base`` is the first recipe
-    trained as long as the tuned one, with the best checkpoint."""
+    """What the validation sweep says of the tuned default's gain, read by no rule: its
+    ``base`` is the first recipe trained as long as the tuned one, with the best
+    checkpoint."""
     from experiments.lab import findings as f
     from attention_research.reports import stats
     from attention_research.reports.tables import interval_cell as cell
