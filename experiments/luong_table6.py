@@ -17,8 +17,9 @@ function of the decoder state alone (location) learns by design, and sort's depe
 symbols that location never sees (compare_attention's location-aligns-poorly row).
 
 local-m centres its window at p_t = t: on reverse the position L - 1 - t leaves the
-window [t - D, t + D] (D = 10) at some step of every source longer than 2D + 1 = 21, so
-it fails there by construction. It is trained and shown, read by no rule.
+window [t - D, t + D] (D = 10) at step 0 of every source of D + 2 = 12 words or more
+(this paragraph first said 21: corrected after the audit), so it fails there by
+construction. It is trained and shown, read by no rule.
 
 The rules, written before any member of this sweep trained (issue 73's one decision
 rule: reproduced when the 95% interval lies beyond the minimum effect in the paper's
@@ -29,8 +30,8 @@ Cost: training wall time summed over cohorts, as each record's summary.md states
 (cpu: one of this project's 2-core CPUs): results/luong_table6/: 60 members, 3,510 s (cpu);
 results/luong_table6_replication/: 60 members, 5,039 s (cpu).
 
-Result: results/luong_table6/summary.md and results/luong_table6_replication/summary.md;
-its claims are pending (issue 73's one decision rule).
+Result: results/luong_table6/summary.md; its claims
+(experiments/lab/claims/luong_table6.py) are rows of experiments/FINDINGS.md.
 """
 
 from attention_research.metric_names import column, length_range

@@ -430,8 +430,46 @@ def test_luong_table4_verdicts_follow_the_paired_bootstrap(tmp_path, as_luong, e
     quality = {s: rank if as_luong else len(order) - 1 - rank for rank, s in enumerate(order)}
     _luong_record(tmp_path / "luong_table4", quality)
     verdicts = _verdicts(lt, tmp_path / "luong_table4")
-    assert verdicts["location-aligns-poorly"] == "pending"  # no compare_attention here
+    assert "location-aligns-poorly" not in verdicts  # luong_table6's row now
     assert [verdicts[k] for k in LUONG_KEYS] == [expected] * 5
+
+
+# --- luong_table6 ------------------------------------------------------------------
+
+def _table6_record(results, location, seeds=range(300, 312), others=0.999):
+    """Alignment accuracy on reverse: location at ``location`` (± a seed's spread), dot,
+    general and local-p at ``others``, local-m at its window's bound."""
+    t6 = EXPERIMENTS["luong_table6"]
+    means = {"location": location, "dot": others, "general": others,
+             "local-m (general)": 0.655, "local-p (general)": others}
+    _write_report(results, [
+        {"member": f"{t6._setting(arm)}_seed-{seed}", "setting": t6._setting(arm),
+         "seed": seed, "status": "finished", t6.STATISTIC: _around(means[name], seed) - 0.01,
+         "token_acc/len1-25": 0.99}
+        for name, arm in t6.NAMES.items() for seed in seeds])
+
+
+@pytest.mark.parametrize("location, expected", [
+    (0.93, ("reproduced", "reproduced")),  # 0.07 below, its interval beyond -0.02
+    (1.0, ("not reproduced", "not reproduced")),  # as good as the others: ruled out
+    (0.975, ("inconclusive", "inconclusive"))])  # the interval holds the threshold
+def test_luong_table6_verdicts_follow_the_one_decision_rule(tmp_path, location, expected):
+    t6 = EXPERIMENTS["luong_table6"]
+    _table6_record(tmp_path / "luong_table6", location)
+    if expected[0] == "inconclusive":  # location's seeds spread over the threshold
+        rows = list(csv.DictReader(open(tmp_path / "luong_table6" / "summary.csv")))
+        for i, row in enumerate(rows):
+            if row["setting"] == t6._setting(t6.NAMES["location"]):
+                row[t6.STATISTIC] = location + (0.03 if i % 2 else -0.03)
+        _write_report(tmp_path / "luong_table6", rows)
+    verdicts = _verdicts(t6, tmp_path / "luong_table6")
+    assert (verdicts[t6.LOCATION_KEY], verdicts[t6.LOCAL_P_KEY]) == expected
+
+
+def test_luong_table6_waits_for_every_seed_of_every_arm(tmp_path):
+    t6 = EXPERIMENTS["luong_table6"]
+    _table6_record(tmp_path / "partial", 0.93, seeds=range(300, 305))
+    assert set(_verdicts(t6, tmp_path / "partial").values()) == {"pending"}
 
 
 @pytest.mark.slow

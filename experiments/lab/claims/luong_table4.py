@@ -1,10 +1,10 @@
 """The claims experiments/luong_table4.py's records decide (rows of experiments/FINDINGS.md):
-Luong et al.'s Table 4 on ding_de_en and on Multi30k, and the location function's
-alignments (Table 6), by their rules.
+Luong et al.'s Table 4 on ding_de_en and on Multi30k, by their rules. The location
+function's alignments (their §5.3 and Table 6) are experiments/luong_table6.py's rows.
 """
 
 import math
-from attention_research.metric_names import column, final_key, length_range
+from attention_research.metric_names import final_key
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
@@ -20,9 +20,6 @@ PAPER = {"score-location": 18.1, "score-dot": 18.6, "score-general": 17.3,
          "score-general_alignment-local_m": 18.6, "score-dot_alignment-local_p": 18.0,
          "score-general_alignment-local_p": 19.0}
 BEST = "score-general_alignment-local_p"
-# Alignment accuracy on the trained lengths; on sort any position holding the symbol.
-SEEN_ALIGN = column("align_acc", length_range(1, 25))
-SEEN_ALIGN_ANY = column("align_acc_any", length_range(1, 25))
 # The pairs Luong et al. compare, each (the one they found better, the other).
 PAIRS = [("score-dot", "score-general"),
          ("score-general_alignment-local_p", "score-dot_alignment-local_p"),
@@ -40,10 +37,6 @@ TABLE4_ROWS = (  # (key, title) of each comparison row, in the order _table4 giv
 MULTI30K_KEY = "-multi30k"  # the Multi30k rows' keys: the ding_de_en rows' with this added
 SEPARATES_BOTH_WAYS = tuple(key + suffix for key, _ in TABLE4_ROWS
                             for suffix in ("", MULTI30K_KEY))
-# The alignment row's fresh seeds are compare_attention's (it reads compare_attention's
-# records, so its replication is compare_attention_replication, not this sweep's).
-REPLICATION_SOURCES = {"location-aligns-poorly":
-                       {"compare_attention": "compare_attention.py:replicate"}}
 RESAMPLES = 10_000  # bootstrap replicates of the sentences: their variance, and so p,
 
 
@@ -65,95 +58,16 @@ def _translations(results, setting, seeds=None):
             read(present[0], "reference") if present else [])
 
 
-def _location_alignment(results):
-    """Luong et al.'s "location is poor", judged by alignment where it is known."""
-    from experiments.lab import findings as f
-    from attention_research.reports import stats
-    from attention_research.reports.tables import interval_cell as cell
-    paper = ("Luong et al. 2015, Table 6 (AER, lower is better): global (location) 0.39, "
-             "local-m (general) 0.34, local-p (general) 0.36; §5.4: the location function "
-             "learns poorer alignments")
-    source = results.parent / ("compare_attention_replication"
-                               if results.name.endswith("_replication") else "compare_attention")
-    from experiments.lab.findings import REPLICATION_SEEDS
-    from experiments.compare_attention import SEEDS as FIRST_SEEDS
-    wanted = REPLICATION_SEEDS if source.name.endswith("_replication") else FIRST_SEEDS
-    # Each setting's finished members of the seeds that run trains, and every one of
-    # them, before anything is decided (a partial report could decide it).
-    rows = [r for r in f.report_rows(source)
-            if r.get("status") == "finished" and int(r["seed"]) in wanted]
-    settings = [f"score-{s}_task-{t}" for s in ("location", "dot", "general")
-                for t in ("copy", "reverse", "sort")]
-    if f.finished_members(rows, settings, len(wanted)) < len(settings) * len(wanted):
-        return f.pending("location-aligns-poorly", "The location function aligns poorly",
-                         paper, f"{source.name}: "
-                         f"{f.finished_members(rows, settings, len(wanted))} of "
-                         f"{len(settings) * len(wanted)} members recorded")
-    # Sort repeats symbols: any position holding the emitted symbol is right there
-    # (issue 35); the stable-sort position alone ("strict") is shown beside.
-    key = lambda task: SEEN_ALIGN_ANY if task == "sort" else SEEN_ALIGN  # noqa: E731
-    accuracy = lambda score, task, metric=None: f.column(  # noqa: E731
-        rows, metric or key(task), setting=f"score-{score}_task-{task}")
-    if any(v is None for s in ("location", "dot", "general") for v in accuracy(s, "sort")):
-        return f.pending("location-aligns-poorly", "The location function aligns poorly",
-                         paper, "sort's alignment with ties counted (align_acc_any) is not "
-                         "recorded for location, dot and general yet")
-    parts, pairs = [], []
-    for task in ("copy", "reverse", "sort"):
-        # Copy's position is the step itself, which a function of the decoder state alone
-        # can learn by design; sort's is the symbol's, which it cannot see at all: its
-        # strict score is a content-blind argmax's. Only reverse tests it.
-        if task == "reverse":
-            pairs += [(accuracy("location", task), accuracy(other, task))
-                      for other in ("dot", "general")]
-        strict = ("" if task != "sort" else "; stable-sort position only: " + ", ".join(
-            f"{s} {cell(accuracy(s, task, SEEN_ALIGN))}"
-            for s in ("location", "dot", "general"))
-            + " (a content-blind argmax: 25/325 ≈ 0.077 by the strict count, somewhat "
-            "more with ties counted, as a repeated symbol is more often where it points)")
-        parts.append(f"{task}: location {cell(accuracy('location', task))}, dot "
-                     f"{cell(accuracy('dot', task))}, general "
-                     f"{cell(accuracy('general', task))}{strict}")
-    tests = stats.contrasts(pairs, stats.ACCURACY)
-    # Per seed, so that a reader sees where the seeds lie (every seed of one setting can
-    # lie below every seed of another, yet not be separated).
-    per_seed = "; ".join(f"{s} " + ", ".join(f"{v:.3f}" for v in accuracy(s, "reverse"))
-                         for s in ("location", "dot", "general"))
-    parts.append(f"reverse per seed: {per_seed}")
-    content = all(c.below for c in tests)
-    above = any(c.above for c in tests)
-    seeds = len(accuracy("location", "copy"))
-    return f.Finding(
-        "location-aligns-poorly", "The location function aligns poorly", paper,
-        f"alignment accuracy (attention argmax on the true source position on copy and "
-        f"reverse, whose symbols may repeat but whose position is fixed; on sort, on any "
-        f"position holding the emitted symbol), lengths 1-25, {seeds} seeds: "
-        + "; ".join(parts) + ". Tests: "
-        + "; ".join(f"reverse location − {other}: {c.words(corrected=True)}"
-                    for other, c in zip(("dot", "general"), tests)),
-        "reproduced" if content and not above else "not reproduced" if above
-        else "inconclusive",
-        "location below both dot and general on reverse, where the position to read depends "
-        "on the source length (Welch's t, Holm over the two, with the accuracy rule: floor "
-        "0.05, minimum effect 0.02): reproduced; above either: not reproduced. Copy and sort "
-        "are shown, not tested: copy's position is the step itself, which a function of the "
-        "decoder state alone can learn by design, and sort's depends on symbols it never "
-        "sees, so it fails there by construction (revised after an audit; the first rule "
-        "also tested sort). Luong's Table 6 sets location against local-m and local-p with "
-        "general, which this sweep does not train",
-        "results/compare_attention/plots/attention_score-location_task-sort.png")
-
-
 def findings(results):
     """Luong et al.'s comparisons of attention functions, with the paper's BLEU: on
     ding_de_en (``results``), and on Multi30k (``luong_table4_multi30k`` beside it),
-    each row decided by the same rule; and location's alignments."""
+    each row decided by the same rule."""
     multi30k = results.parent / ("luong_table4_multi30k"
                                  + ("_replication" if results.name.endswith("_replication")
                                     else ""))
     import dataclasses
     # The Multi30k rows name the record they read (FINDINGS.md's "reads").
-    return ([_location_alignment(results)] + _table4(results, "ding_de_en", "", "")
+    return (_table4(results, "ding_de_en", "", "")
             + [dataclasses.replace(row, records=(multi30k.name,))
                for row in _table4(multi30k, "Multi30k", MULTI30K_KEY, " (Multi30k)")])
 
