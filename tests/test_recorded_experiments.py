@@ -14,7 +14,7 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.running.config_changes import RESOURCE_FIELDS
 from attention_research.running.workdir import WorkDir
-from experiments.lab import costs
+from experiments.lab import costs, pages
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
@@ -78,3 +78,13 @@ def test_an_experiment_file_opens_with_its_command_its_cost_and_its_result(name)
             f"experiments/{name}.py's Cost: should state {recorded.words()!r} "
             "(python -m experiments.lab.costs)")
 
+
+def test_no_record_commits_an_image_no_page_shows():
+    """Records stay small (issue 70): a record keeps the figures some page shows (names
+    their path: experiments/lab/pages.py); every member's heat maps and each report's
+    other plots stay in the work directory that drew them (record() copies no other)."""
+    shown = pages.shown_images()
+    images = sorted(p for p in RESULTS.rglob("*") if p.suffix.lower() in (".png", ".svg", ".jpg"))
+    unshown = [str(p.relative_to(ROOT)) for p in images if p.resolve() not in shown]
+    assert not unshown, (f"{len(unshown)} image(s) under experiments/results/ that no page "
+                         f"shows, e.g. {unshown[:3]}: show each in a page, or remove it")

@@ -591,18 +591,26 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
         "python launch.py --config=experiments/x.py\n")
     results = tmp_path / "results"
     (results / "plots").mkdir(parents=True)
-    (results / "README.md").write_text("notes by hand")
+    # Of the figures, a record keeps those a page shows (experiments/lab/pages.py).
+    notes = ("notes by hand: plots/learning_curves.png, plots/attention_base.png, "
+             "only/seed-0/plots/a.png and only/seed-1/plots/learning_curves.png")
+    (results / "README.md").write_text(notes)
     (results / "plots" / "older.png").write_bytes(b"kept")
     (tmp_path / "run" / "only" / "seed-0" / "plots").mkdir(parents=True)  # an --only report
     (tmp_path / "run" / "only" / "seed-0" / "plots" / "a.png").write_bytes(b"png")
+    (tmp_path / "run" / "only" / "seed-0" / "plots" / "b.png").write_bytes(b"png")
     assert record(tmp_path / "run", results) == ["seed-0", "seed-1"]
     assert (results / "only" / "seed-0" / "plots" / "a.png").read_bytes() == b"png"
-    assert (results / "README.md").read_text() == "notes by hand"
+    assert (results / "README.md").read_text() == notes
     assert (results / "plots" / "older.png").read_bytes() == b"kept"
     for name in ("summary.md", "summary.csv", "commands.txt", "plots/learning_curves.png",
                  "plots/attention_base.png", "members/seed-1/summary.json",
                  "members/seed-1/metrics.jsonl", "members/seed-1/config.json"):
         assert (results / name).is_file(), name
+    # The figures no page shows stay in the work directory.
+    left = {p.name for p in (tmp_path / "run" / "plots").glob("*.png")} - {"learning_curves.png"}
+    assert left and not any((results / "plots" / name).exists() for name in left)
+    assert not (results / "only" / "seed-0" / "plots" / "b.png").exists()
     assert not list(results.rglob("checkpoints"))  # small files only
     resumed = tmp_path / "resumed"
     shutil.copytree(results / "members", resumed / "members")
@@ -634,6 +642,7 @@ def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp
     with open(results / "only" / "seed-1" / "summary.csv", newline="") as table:
         assert [row["member"] for row in csv.DictReader(table)] == ["seed-1"]
     assert (results / "only" / "seed-1" / "plots" / "learning_curves.png").is_file()
+    assert not any((results / "plots" / name).exists() for name in left)  # redrawn, not kept
     assert not (results / "only" / "seed-0" / "summary.md").exists()  # no table: left alone
     # Heat maps need the parameters: redraw_heatmaps trains the member each was drawn
     # from again (its whole cohort, --only) and keeps the new map only if its logs are

@@ -6,15 +6,23 @@ ever deleted there, so hand-written notes such as a README stay; commands.txt is
 exception: its lines are kept and the work directory's new ones added, so a sweep
 resumed in a fresh work directory on another machine loses no earlier command):
 
-    summary.md, summary.csv, significance.md, commands.txt, plots/   the report
+    summary.md, summary.csv, significance.md, commands.txt   the report
     only/<text>/                    the report of the members --only=<text> named
     members/<member>/{config.json,summary.json,metrics.jsonl}     every finished member
     members/<member>/translations/                                 its outputs, if any
         (a corpus whose texts may not be committed, datasets.NOT_REDISTRIBUTED: the
         hypotheses and each split's sentences.tsv of scoring statistics only, and
         summary.json without its samples' sources and references)
+
+and of the figures, only those a page shows (experiments/lab/pages.py: a Markdown file of
+the checkout or of the record names the figure's path), so that records stay small:
+
+    plots/*.png                          the report's plots
     plots/attention_<setting>.png       the heat maps of each setting's first member
     plots/explicit_vs_implicit_<setting>.png   its side-by-side maps (analysis.implicit)
+
+The others stay in the work directory; record() says how many. To commit one, name it
+in a page (the record's README, a docs page, a claim's row), then record again.
 
 Finished members are recorded even while the sweep is unfinished, so a sweep longer
 than a session can be committed member by member; copying ``members/`` back into a
@@ -31,6 +39,7 @@ import csv
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import ml_collections
@@ -38,6 +47,7 @@ import ml_collections
 from attention_research.running import config_files
 from attention_research.reports.setting_names import setting_name
 from attention_research.running.workdir import read_json, write_atomically
+from experiments.lab.pages import shown_images
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md")
 MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl")
@@ -76,12 +86,20 @@ def record(workdir, destination) -> list[str]:
             _copy(workdir / name, destination / name)
     if (workdir / "commands.txt").is_file():
         _merge_commands(workdir / "commands.txt", destination / "commands.txt")
-    if (workdir / "plots").is_dir():
-        for plot in sorted((workdir / "plots").glob("*.png")):
-            _copy(plot, destination / "plots" / plot.name)
+    shown, left = shown_images(destination), []
+
+    def copy_figure(figure: Path, to: Path):
+        if to.resolve() in shown:
+            _copy(figure, to)
+        else:
+            left.append(figure)
+
+    for plot in sorted((workdir / "plots").glob("*.png")):
+        copy_figure(plot, destination / "plots" / plot.name)
     for report in sorted((workdir / "only").glob("*/")):
         for found in sorted(p for p in report.rglob("*") if p.is_file()):
-            _copy(found, destination / found.relative_to(workdir))
+            (copy_figure if found.suffix == ".png" else _copy)(
+                found, destination / found.relative_to(workdir))
     recorded, drawn = [], set()
     for member in sorted((workdir / "members").glob("*/")):
         if not (member / "summary.json").is_file():
@@ -106,11 +124,15 @@ def record(workdir, destination) -> list[str]:
         if setting not in drawn:
             for plot in ("attention", "explicit_vs_implicit"):
                 if (member / "plots" / f"{plot}.png").is_file():
-                    _copy(member / "plots" / f"{plot}.png",
-                          destination / "plots" / f"{plot}_{setting}.png")
+                    copy_figure(member / "plots" / f"{plot}.png",
+                                destination / "plots" / f"{plot}_{setting}.png")
             drawn.add(setting)
         recorded.append(member.name)
     write_readme(destination)
+    if left:
+        print(f"{len(left)} figure(s) no page shows stay in {workdir}, not in {destination} "
+              "(name one in a page, e.g. the record's README, and record again to keep it)",
+              file=sys.stderr)
     return recorded
 
 
@@ -151,8 +173,10 @@ def write_readme(destination) -> bool:
         import ast
         doc = ast.get_docstring(ast.parse(sweep_file.read_text())) or ""
         paragraphs = [part.strip() for part in doc.split("\n\n")]
-        # The paragraph that names this record, else the docstring's first.
-        index = next((i for i, part in enumerate(paragraphs) if f"results/{name}/" in part), 0)
+        # The paragraph that names this record, else the docstring's first (the header's
+        # Cost: and Result: lines name every record: they say what it cost, not what it is).
+        index = next((i for i, part in enumerate(paragraphs) if f"results/{name}/" in part
+                      and not part.startswith(("Cost:", "Result:"))), 0)
         first = paragraphs[index] if paragraphs else ""
         if first.endswith(":") and index + 1 < len(paragraphs):  # and the command it names
             first += "\n\n" + paragraphs[index + 1]
@@ -282,7 +306,6 @@ def redraw(destination) -> int:
     Its ``only/<text>/`` reports are redrawn too, each from the members whose name holds
     ``<text>``, as ``--only`` chose them (findings read them for members the sweep's
     report lacks, and their plots are linked from the docs)."""
-    from attention_research.api import report_writer
     if not (Path(destination) / "summary.csv").is_file():
         return 0
     members = recorded_members(destination)
@@ -297,8 +320,21 @@ def redraw(destination) -> int:
         (folder, [m for m in members if folder.name in m.name])
         for folder in sorted(Path(destination).glob("only/*/"))
         if (folder / "summary.csv").is_file()]
+    shown = shown_images(destination)
     for folder, chosen in groups:
         if chosen:  # an only/ folder whose text no recorded member holds is left alone
-            report_writer(chosen)(folder, chosen, [summaries[m.name] for m in chosen],
-                                  chosen[0].config.max_cohort_members)
+            _redraw_report(folder, chosen, [summaries[m.name] for m in chosen], shown)
     return len(members)
+
+
+def _redraw_report(folder: Path, members, summaries, shown: set[Path]):
+    """Write the report of ``members`` beside, then keep its tables in ``folder`` and,
+    of its plots, those a page shows (as record() copies them)."""
+    from attention_research.api import report_writer
+    with tempfile.TemporaryDirectory() as drawn:
+        drawn = Path(drawn)
+        report_writer(members)(drawn, members, summaries, members[0].config.max_cohort_members)
+        for written in sorted(p for p in drawn.rglob("*") if p.is_file()):
+            target = folder / written.relative_to(drawn)
+            if written.suffix != ".png" or target.resolve() in shown:
+                _copy(written, target)
