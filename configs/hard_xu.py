@@ -16,14 +16,12 @@ Eq. 11-12; arctic-captions ``capgen.py``), not this project's variant (configs/h
     python launch.py --config=configs/hard_xu.py:task=copy
 """
 
-from configs import base
+from configs import hard as project_variant
 
 
 def get_config(arg=None):
-    config = base.get_config(arg)
+    config = project_variant.get_config(arg)  # the additive score, hard alignment
     config.name = "hard_xu"
-    config.model.attention.score = "additive"
-    config.model.attention.alignment = "hard"
     hard, batch = config.model.attention.hard, config.train.batch_size
     hard.reward = "sequence_mean"
     hard.soft_fraction = 0.5
