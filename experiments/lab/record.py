@@ -298,8 +298,8 @@ def experiment_baseline(destination) -> str | None:
 
 
 def redraw(destination) -> int:
-    """Rewrite a record's summary.md, summary.csv and report plots from its members'
-    files with today's report code (reports/figures.py's ``sweep_report_for``); returns how many
+    """Rewrite a record's summary.md, summary.csv and the report plots a page shows from
+    its members' files with today's report code (reports/figures.py's ``sweep_report_for``); returns how many
     members it read. Heat maps and hand-written notes are left as they are. A record
     with no summary.csv holds a sweep recorded before it finished (its members one by
     one): it has no report to redraw until the sweep is finished, and is left alone.
