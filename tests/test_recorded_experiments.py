@@ -6,7 +6,6 @@ rerun would train something else than the table it reports."""
 import ast
 import importlib
 import re
-import shlex
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from attention_research.running import sweeps
 from attention_research.running.config_changes import RESOURCE_FIELDS
 from attention_research.running.workdir import WorkDir
-from experiments.lab import costs, pages
+from experiments.lab import costs, pages, record
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
@@ -25,15 +24,11 @@ EXPERIMENTS = sorted(p.stem for p in (ROOT / "experiments").glob("*.py"))
 def _command(results: Path) -> tuple[str, str | None, set[str]]:
     """(experiment, its argument, fields set with --config.FIELD=...) of the first
     launch command in ``results``/commands.txt."""
-    line = next(line for line in (results / "commands.txt").read_text().splitlines()
-                if "launch.py" in line)
-    words = shlex.split(line.split("#")[0])
-    spec = next(w for w in words if w.startswith("--config="))[len("--config="):]
-    match = re.fullmatch(r"experiments/(\w+)\.py(?::(.+))?", spec)
-    assert match, f"{results}/commands.txt: not an experiment: {spec}"
-    overridden = {w[len("--config."):].split("=")[0] for w in words
+    launched = record.launched_experiment(results)
+    assert launched, f"{results}/commands.txt: its first launch runs no experiment file"
+    overridden = {w[len("--config."):].split("=")[0] for w in record.first_launch(results)
                   if w.startswith("--config.")}
-    return match[1], match[2], overridden
+    return *launched, overridden
 
 
 @pytest.mark.parametrize("name", RECORDED)

@@ -11,9 +11,10 @@ hold, so a header never quotes a cost no run had.
 
 import json
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
+
+from experiments.lab.record import launched_experiment
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 # The line reports/tables.py and reports/translation.py write under a sweep's table.
@@ -31,22 +32,6 @@ class Cost:
         """How a header states it: ``results/NAME/: 360 members, 22,056 s (cpu)``."""
         where = ", ".join(self.devices) or "its members' files are not kept"
         return f"results/{self.record}/: {self.members} members, {self.seconds:,} s ({where})"
-
-
-def launched_experiment(record: Path) -> tuple[str, str | None] | None:
-    """(experiment name, its argument) of the first launch in ``record``/commands.txt,
-    or None where the record names no experiment file."""
-    commands = record / "commands.txt"
-    if not commands.is_file():
-        return None
-    for line in commands.read_text().splitlines():
-        if "launch.py" not in line:
-            continue
-        spec = next((w[len("--config="):] for w in shlex.split(line.split("#")[0])
-                     if w.startswith("--config=")), "")
-        match = re.fullmatch(r"experiments/(\w+)\.py(?::(.+))?", spec)
-        return (match[1], match[2]) if match else None
-    return None
 
 
 def recorded_cost(record: Path) -> Cost | None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import csv
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -272,6 +273,24 @@ def recorded_members(destination) -> list:
 
 
 ROOT = Path(__file__).resolve().parents[2]  # where a record's commands were run
+
+
+def first_launch(record) -> list[str]:
+    """The words of the first launch.py command in ``record``/commands.txt (its comment
+    cut off), [] where it holds none: the command that made the record."""
+    commands = Path(record) / "commands.txt"
+    lines = commands.read_text().splitlines() if commands.is_file() else []
+    line = next((line for line in lines if "launch.py" in line), "")
+    return shlex.split(line.split("#")[0])
+
+
+def launched_experiment(record) -> tuple[str, str | None] | None:
+    """(experiment name, its argument) of the record's first launch
+    (``--config=experiments/NAME.py:ARG``), or None where it names no experiment file."""
+    spec = next((w[len("--config="):] for w in first_launch(record)
+                 if w.startswith("--config=")), "")
+    match = re.fullmatch(r"experiments/(\w+)\.py(?::(.+))?", spec)
+    return (match[1], match[2]) if match else None
 
 
 def experiment_baseline(destination) -> str | None:
