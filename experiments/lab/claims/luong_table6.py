@@ -44,8 +44,8 @@ def _mean(f, rows, metric: str, name: str) -> float:
     return sum(values) / len(values)
 
 
-def _sizes(f, results, location, dot) -> str:
-    """On the first run's record, whether its location − dot lies inside the
+def _sizes(f, results, first: float) -> str:
+    """On the first run's record, whether its location − dot (``first``) lies inside the
     replication's interval (the direction may replicate without the size)."""
     fresh = results.parent / f"{results.name}_replication"
     if results.name.endswith("_replication") or not (fresh / "summary.csv").is_file():
@@ -54,11 +54,10 @@ def _sizes(f, results, location, dot) -> str:
     again = stats.difference_interval(
         f.column(rows, STATISTIC, setting=_setting(NAMES["location"])),
         f.column(rows, STATISTIC, setting=_setting(NAMES["dot"])))
-    first = stats.difference_interval(location, dot)
     if again is None or again.low is None:
         return ""
-    inside = again.low <= first.mean <= again.high
-    return (f". The first run's location − dot, {first.mean:+.3f}, lies "
+    inside = again.low <= first <= again.high
+    return (f". The first run's location − dot, {first:+.3f}, lies "
             f"{'inside' if inside else 'outside'} the replication's interval "
             f"[{again.low:+.3f}, {again.high:+.3f}]"
             + ("" if inside else ": the direction replicates, the exact size does not"))
@@ -127,8 +126,8 @@ def findings(results):
         "a position near the source's end, mostly not wrong outputs (token accuracy "
         f"{_mean(f, rows, 'token_acc', 'location'):.3f}). The minimum effect, 0.02, is "
         f"below Table 6's smallest gap (0.03); at 0.03 both intervals "
-        f"{'still' if at_003 else 'no longer'} lie beyond it" + _sizes(f, results, location,
-                                                                      accuracy["dot"]))
+        f"{'still' if at_003 else 'no longer'} lie beyond it"
+        + _sizes(f, results, decided["dot"][0].interval.mean))
     regime = ("Not Luong's regime: reverse's alignment is one sure link a step, and "
               "general and local-p both sit at its ceiling")
     plot = "results/luong_table6/plots/attention_score-location_task-reverse.png"
