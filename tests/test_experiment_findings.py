@@ -131,123 +131,46 @@ def test_the_soft_half_observation(tmp_path, off, sampled, expected):
 
 # --- length_generalization ---------------------------------------------------------
 
-def _length_record(results, transformer_accuracy, alibi_accuracy=0.5, seeds=None,
-                   relative_accuracy=None, rnn=None, unclipped_accuracy=None):
+def _length_record(results, transformer_accuracy, seeds=None, rnn=None):
     """Every Transformer scores 0.97 on 1-20 and ``transformer_accuracy`` on 81-200 and
-    21-80, but ALiBi scores ``alibi_accuracy`` and relative positions
-    ``relative_accuracy`` (if given) on 21-80; the RNNs 0.5 beyond 1-20, or
-    ``rnn[score]`` on 21-80 and 81-200 alike. Each decoder-only member's summary.json
-    has token accuracy 0.97 on target positions 1-20 and its 21-80 value on 21-40. With
-    ``unclipped_accuracy``, the unclipped relative arm (replication only) too."""
+    21-80; the RNNs 0.5 beyond 1-20, or ``rnn[score]`` on 21-80 and 81-200 alike. Each
+    decoder-only member's summary.json has token accuracy 0.97 on target positions 1-20
+    and its 21-80 value beyond."""
     lg = EXPERIMENTS["length_generalization"]
     rows = []
-    unclipped = [lg.UNCLIPPED] if unclipped_accuracy is not None else []
-    for model in lg.MODELS + unclipped:
+    for model in lg.MODELS:
         for task in lg.TASKS:
             positions = model.get("config.model.positions")
             accuracy = (transformer_accuracy if positions
                         else (rnn or {}).get(model[lg.SCORE], 0.5))
-            near = {"alibi": alibi_accuracy, "relative": relative_accuracy}.get(positions)
-            if model in unclipped:
-                near = unclipped_accuracy
-            near = accuracy if near is None else near
             for seed in seeds if seeds is not None else lg.SEEDS:
                 setting = lg._setting(model, task)
                 rows.append({"setting": setting, "seed": seed,
                              "status": "finished", "seq_acc/len1-20": _around(0.97, seed),
-                             "seq_acc/len21-80": max(0.0, _around(near, seed)),
+                             "seq_acc/len21-80": max(0.0, _around(accuracy, seed)),
                              "seq_acc/len81-200": max(0.0, _around(accuracy, seed))})
-                if model in lg.DECODER_ONLY + unclipped:
-                    by_position = {str(p): _around(0.97 if p <= 20 else near, seed)
-                                   for p in range(1, 42)}
-                    by_length = {str(n): _around(0.97 if n <= 20 else near, seed)
-                                 for n in range(1, 42)}
-                    # At the unseen positions alone: what the model gets right past 20.
-                    beyond = {str(n): _around(near, seed) for n in range(21, 42)}
-                    sequences = {str(n): _around(0.97 if n <= 20 else near / 2, seed)
-                                 for n in range(1, 42)}
+                if model in lg.DECODER_ONLY:
+                    by_length = {str(n): _around(0.97 if n <= 20 else accuracy, seed)
+                                 for n in range(1, 201)}
                     _write_member(results, setting, seed, "summary.json", json.dumps(
                         {"status": "finished",
-                         "members": [{"seed": seed, "token_acc_by_position": by_position,
-                                      "token_acc_by_length": by_length,
-                                      "token_acc_beyond_seen_by_length": beyond,
-                                      "token_acc_beyond_seen_no_eos_by_length": beyond,
-                                      "seq_acc_by_length": sequences}]}))
+                         "members": [{"seed": seed, "token_acc_by_length": by_length}]}))
     _write_report(results, rows)
 
 
-@pytest.mark.parametrize("accuracy, alibi, relative, expected, press, shaw", [
-    (0.03, 0.8, 0.8, "reproduced", "reproduced", "reproduced"),
-    # ALiBi and relative positions lose what they learned beyond position 20
-    (0.5, 0.03, 0.03, "not reproduced", "not reproduced", "not reproduced"),
-    # ALiBi keeps its accuracy but so does sinusoidal; relative at half its seen accuracy
-    (0.8, 0.8, 0.485, "not reproduced", "inconclusive", "inconclusive"),
-])
-def test_length_generalization_verdict(tmp_path, accuracy, alibi, relative, expected, press,
-                                       shaw):
-    """Decided in the decoder-only family (issue 35)."""
+@pytest.mark.parametrize("accuracy, expected", [
+    (0.03, "reproduced"), (0.5, "not reproduced"), (0.8, "not reproduced")])
+def test_length_generalization_verdict(tmp_path, accuracy, expected):
+    """Decided in the decoder-only family (issue 35); the ALiBi and relative rows are
+    relative_positions' now (issue 73)."""
     lg = EXPERIMENTS["length_generalization"]
-    keys = ("transformer-fails-far-beyond-training", "alibi-extrapolates",
-            "relative-positions-generalise")
-    _length_record(tmp_path / "partial", accuracy, alibi, seeds=[0, 1],
-                   relative_accuracy=relative)
+    key = "transformer-fails-far-beyond-training"
+    _length_record(tmp_path / "partial", accuracy, seeds=[0, 1])
     verdicts = _verdicts(lg, tmp_path / "partial")
-    assert verdicts == dict.fromkeys((*keys, "location-aware-extrapolates",
+    assert verdicts == dict.fromkeys((key, "location-aware-extrapolates",
                                       "rope-fits-seen-lengths-worse"), "pending")
-    _length_record(tmp_path / "full", accuracy, alibi, relative_accuracy=relative)
-    verdicts = _verdicts(lg, tmp_path / "full")
-    assert {k: verdicts[k] for k in keys} == dict(zip(keys, (expected, press, shaw)))
-    press_row = next(f for f in lg.findings(tmp_path / "full") if f.key == keys[1])
-    assert "sources of lengths 21-40" in press_row.ours  # Press et al.'s 2x, beside
-
-
-@pytest.mark.parametrize("fresh_alibi, fresh_relative, unclipped, press, shaw", [
-    # both keep 0.8 of 0.97 at 2x; sinusoidal 0.03, relative without clipping 0.03
-    (0.8, 0.8, 0.03, "reproduced", "reproduced"),
-    (0.03, 0.3, 0.03, "not reproduced", "not reproduced"),  # both lose it at 2x
-    # relative keeps it, but so does the same model unclipped: clipping is not shown why
-    (0.8, 0.8, 0.8, "reproduced", "inconclusive"),
-    (None, None, None, "inconclusive", "inconclusive"),  # fresh seeds not recorded yet
-])
-def test_press_and_shaw_are_decided_on_fresh_seeds_by_the_revised_rule(
-        tmp_path, fresh_alibi, fresh_relative, unclipped, press, shaw):
-    """The first seeds' registered rule was found not to measure the 2x regime (issue 35
-    audits): until the replication is in, the row is inconclusive and says it waits; then
-    the fresh seeds (5 for the arms the revised rule reads), decided on sources of 21-40
-    against the seen lengths, sinusoidal and (relative) the unclipped model, give it."""
-    lg = EXPERIMENTS["length_generalization"]
-    keys = ("alibi-extrapolates", "relative-positions-generalise")
-    first, again = tmp_path / "length_generalization", tmp_path / "length_generalization_replication"
-    # By the registered rule alone: ALiBi inconclusive, relative not reproduced (0.03)
-    _length_record(first, 0.8, 0.8, relative_accuracy=0.03)
-    assert {f.key: f.verdict for f in lg.findings(first) if f.key in keys} == {
-        keys[0]: "inconclusive", keys[1]: "not reproduced"}
-    if fresh_alibi is not None:
-        _length_record(again, 0.03, fresh_alibi, seeds=findings.REPLICATION_SEEDS,
-                       relative_accuracy=fresh_relative, unclipped_accuracy=unclipped)
-        partial = {f.key: f for f in findings.with_replication(lg, lg.findings(first), again)}
-        assert partial[keys[1]].replicated == "pending (revised)"  # 3 of the 5 seeds
-        _length_record(again, 0.03, fresh_alibi, seeds=lg.REVISED_SEEDS,
-                       relative_accuracy=fresh_relative, unclipped_accuracy=unclipped)
-    found = {f.key: f for f in findings.with_replication(lg, lg.findings(first), again)}
-    assert (found[keys[0]].verdict, found[keys[1]].verdict) == (press, shaw)
-    assert "statistic an audit found void" in found[keys[1]].replication
-    for key in keys:
-        expected = "revised rule" if fresh_alibi is not None else "pending (revised)"
-        assert found[key].replicated == expected
-        assert "revised rule" in found[key].replication
-    if fresh_alibi is not None:
-        # The row shows what decided it (an audit: not the first seeds' statistic beside
-        # the fresh verdict): the fresh seeds' numbers and the revised rule; the first
-        # seeds' reading by the registered rule moves to the replication line.
-        assert "unseen positions of sources 21-40" in found[keys[0]].ours
-        assert "sinusoidal" in found[keys[1]].ours  # relative faces a baseline too
-        assert "unclipped" in found[keys[1]].ours  # and its own unclipped model
-        assert "without EOS" in found[keys[1]].ours
-        assert "leave-one-seed-out" in found[keys[1]].ours and "NoPE" in found[keys[0]].ours
-        for key in keys:
-            assert found[key].why.startswith(lg.REVISED_POSITION_RULE)
-            assert "The first seeds, by the registered rule" in found[key].replication
+    _length_record(tmp_path / "full", accuracy)
+    assert _verdicts(lg, tmp_path / "full")[key] == expected
 
 
 def test_the_revised_statistic_reads_the_unseen_positions_alone():
@@ -288,15 +211,15 @@ def test_location_aware_extrapolation_verdict(tmp_path, aware, content, expected
 
 
 def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp_path):
-    """--only=positions-alibi and --only=positions-sinusoidal each report their members
-    (only/TEXT/summary.csv); ALiBi's finding needs no other member of the sweep."""
-    import shutil
+    """--only=positions-learned and --only=positions-sinusoidal each report their
+    members (only/TEXT/summary.csv); Dehghani et al.'s finding needs no other member of
+    the sweep."""
     lg = EXPERIMENTS["length_generalization"]
     full = tmp_path / "full"
-    _length_record(full, 0.03, 0.8)
+    _length_record(full, 0.03)
     rows = findings.read_table(full / "summary.csv")
     record = tmp_path / "record"
-    for text in ("positions-alibi", "positions-sinusoidal"):
+    for text in ("positions-learned", "positions-sinusoidal"):
         part = [dict(row, member=f"{row['setting']}_seed-{int(row['seed'])}")
                 for row in rows if text in row["setting"]]
         _write_report(record / "only" / text, part)
@@ -304,13 +227,140 @@ def test_a_finding_is_decided_from_the_only_reports_of_the_settings_it_needs(tmp
         _write_report(record / "only" / f"{text}_task-copy",
                       [row for row in part if "copy" in row["setting"]])
     verdicts = _verdicts(lg, record)
-    assert verdicts["alibi-extrapolates"] == "pending"  # it reads the members' files too
-    shutil.copytree(full / "members", record / "members")
-    verdicts = _verdicts(lg, record)
-    assert verdicts["alibi-extrapolates"] == "reproduced"
-    assert verdicts["transformer-fails-far-beyond-training"] == "pending"  # no learned yet
+    assert verdicts["transformer-fails-far-beyond-training"] == "reproduced"
+    assert verdicts["rope-fits-seen-lengths-worse"] == "pending"  # no RoPE yet
     # each text names an encoder-decoder and a decoder-only setting, on both tasks
     assert len(findings.report_rows(record)) == 2 * 2 * 2 * len(lg.SEEDS)
+
+
+# --- relative_positions ----------------------------------------------------------
+
+def _relative_record(results, beyond, seeds, seen=0.99, spread=0.01, slope=0.0):
+    """Each member's summary.json: token accuracy ``beyond[scheme][task]`` (or
+    ``beyond[scheme]`` on both tasks) at the unseen positions of sources of 21-40 (rising
+    by ``slope`` a length about it; a key "20" the statistic must not read), and ``seen``
+    on lengths 1-20, each seed off the mean by a known amount."""
+    rp = EXPERIMENTS["relative_positions"]
+    for scheme in rp.SCHEMES:
+        for task in rp.TASKS:
+            mean = beyond[scheme][task] if isinstance(beyond[scheme], dict) else beyond[scheme]
+            for i, seed in enumerate(seeds):
+                value = mean + spread * (i % 5 - 2)
+                by_length = {str(n): value + slope * (n - 30.5) for n in range(21, 41)}
+                _write_member(results, rp._setting(scheme, task), seed, "summary.json",
+                              json.dumps({"status": "finished", "members": [{
+                                  "seed": seed,
+                                  "final": {rp.SEEN: seen, rp.WHOLE: value,
+                                            rp.SEQUENCES: value / 2},
+                                  "token_acc_by_length": {str(n): value for n in range(1, 41)},
+                                  "token_acc_beyond_seen_by_length": {
+                                      **by_length, "20": 0.0}}]}))
+
+
+@pytest.mark.parametrize("relative, nope, spread, verdict, against_nope", [
+    (0.8, 0.5, 0.01, "reproduced", "more than the causal mask on both tasks"),
+    # above sinusoidal but under half its seen accuracy (0.495) on both tasks
+    (0.3, 0.5, 0.01, "not reproduced", "not more than the causal mask"),
+    # no better than sinusoidal or NoPE: both contrasts rule out +0.02
+    (0.1, 0.1, 0.01, "not reproduced", "not more than the causal mask"),
+    # around half its seen accuracy: the level's interval holds it
+    (0.5, 0.5, 0.02, "inconclusive", "undecided against the causal mask"),
+    # kept, but NoPE scores as high on reverse: reproduced, not more than the mask there
+    (0.8, {"copy": 0.5, "reverse": 0.9}, 0.01, "reproduced", "not more than the causal mask"),
+    # kept on copy, lost on reverse: one task decides against
+    ({"copy": 0.8, "reverse": 0.3}, 0.5, 0.01, "not reproduced", "not more than the causal mask"),
+])
+def test_relative_positions_follow_the_one_decision_rule(tmp_path, relative, nope, spread,
+                                                         verdict, against_nope):
+    rp = EXPERIMENTS["relative_positions"]
+    _relative_record(tmp_path, {"sinusoidal": 0.1, "relative": relative, "alibi": 0.95,
+                                "nope": nope}, rp.SEEDS, spread=spread)
+    found = {f.key: f for f in rp.findings(tmp_path)}
+    assert found[rp.RELATIVE_KEY].verdict == verdict
+    assert f"Against NoPE, by the rule: {against_nope}" in found[rp.RELATIVE_KEY].ours
+    assert found[rp.ALIBI_KEY].verdict == "reproduced"  # ALiBi decided on its own arms
+    assert "leave-one-seed-out" in found[rp.RELATIVE_KEY].ours
+    assert "tests exactly those untrained offsets" in found[rp.RELATIVE_KEY].why
+    assert "largely by construction" in found[rp.RELATIVE_KEY].ours
+
+
+@pytest.mark.parametrize("alibi, verdict", [
+    (0.95, "reproduced"), (0.1, "not reproduced"), ({"copy": 0.95, "reverse": 0.5},
+                                                    "inconclusive")])
+def test_alibi_is_decided_on_its_own_arms(tmp_path, alibi, verdict):
+    """ALiBi's row, whatever relative positions do: at sinusoidal's level the contrast
+    rules out +0.02; at about half its seen accuracy on reverse, that task decides
+    nothing (spread 0.02 about 0.495)."""
+    rp = EXPERIMENTS["relative_positions"]
+    _relative_record(tmp_path, {"sinusoidal": 0.1, "relative": 0.8, "alibi": alibi,
+                                "nope": 0.5}, rp.SEEDS, spread=0.02)
+    assert _verdicts(rp, tmp_path) == {rp.RELATIVE_KEY: "reproduced", rp.ALIBI_KEY: verdict}
+
+
+def test_relative_positions_weigh_each_length_equally_and_read_21_to_40_only(tmp_path):
+    """The statistic is the mean over L = 21-40 of each length's accuracy (a rising
+    accuracy's mean is its mid-length value), never the key "20"; the token-weighted
+    reading, beside, weighs the long sources more."""
+    rp = EXPERIMENTS["relative_positions"]
+    _relative_record(tmp_path, {"sinusoidal": 0.1, "relative": 0.6, "alibi": 0.95,
+                                "nope": 0.5}, rp.SEEDS, spread=0.0, slope=0.01)
+    finals = findings.member_finals(tmp_path, rp._setting("relative", "copy"))
+    assert rp._beyond(finals[0]) == pytest.approx(0.6)
+    assert rp.BESIDE["by unseen tokens"](finals[0]) > 0.6 + 0.01
+
+
+def test_relative_positions_bonferroni_decides_only_the_contrary_verdict(tmp_path):
+    """d's 95% interval above +0.02 is enough for 'reproduced'; 'not reproduced' needs
+    the 97.5% one below: an interval whose 95% high end is under +0.02 and whose 97.5%
+    one is not decides nothing."""
+    from experiments.lab import rule
+    from attention_research.reports import stats
+    rp = EXPERIMENTS["relative_positions"]
+    a = [0.1 + 0.01 * (i % 5 - 2) for i in range(10)]
+    # the shift that puts the 95% high end just under +0.02
+    at_95 = rule.decide([x + 0.0 for x in a], a, rp.ABOVE, stats.ACCURACY)
+    shift = 0.02 - (at_95.interval.high - at_95.interval.mean) - 0.001
+    b = [x + shift for x in a]
+    assert rule.decide(b, a, rp.ABOVE, stats.ACCURACY).verdict == rule.NOT_REPRODUCED
+    assert rule.decide(b, a, rp.ABOVE, stats.ACCURACY, level=stats.LEVEL / 2).verdict == (
+        rule.INCONCLUSIVE)
+    arms = {("sinusoidal", t): a for t in rp.TASKS} | {("nope", t): a for t in rp.TASKS}
+    arms |= {("relative", t): b for t in rp.TASKS}
+    seen = {(s, t): [0.2] * 10 for s in rp.SCHEMES for t in rp.TASKS}  # half 0.1: kept
+    assert rp._decide(arms, seen, "relative")["verdict"] == rule.INCONCLUSIVE
+
+
+def test_relative_positions_at_the_floor_name_no_direction(tmp_path):
+    rp = EXPERIMENTS["relative_positions"]
+    _relative_record(tmp_path, {"sinusoidal": 0.01, "relative": 0.03, "alibi": 0.95,
+                                "nope": 0.01}, rp.SEEDS, seen=0.04, spread=0.001)
+    row = {f.key: f for f in rp.findings(tmp_path)}[rp.RELATIVE_KEY]
+    assert row.verdict == "inconclusive"
+    assert "under the floor" in row.ours
+
+
+def test_relative_positions_wait_for_every_seed_and_replicate_on_their_own_seeds(tmp_path):
+    rp = EXPERIMENTS["relative_positions"]
+    first, again = tmp_path / "relative_positions", tmp_path / "relative_positions_replication"
+    arms = {"sinusoidal": 0.1, "relative": 0.8, "alibi": 0.95, "nope": 0.5}
+    _relative_record(first, arms, rp.SEEDS[:9])
+    assert set(_verdicts(rp, first).values()) == {"pending"}
+    _relative_record(first, arms, rp.SEEDS)
+    _relative_record(again, arms, rp.REPLICATION_SEEDS[:5])
+    rows = {f.key: f for f in findings.with_replication(rp, rp.findings(first), again, first)}
+    assert {k: f.replicated for k, f in rows.items()} == dict.fromkeys(rp.REPLICATED, "pending")
+    _relative_record(again, arms, rp.REPLICATION_SEEDS)
+    rows = {f.key: f for f in findings.with_replication(rp, rp.findings(first), again, first)}
+    assert {k: (f.verdict, f.replicated) for k, f in rows.items()} == dict.fromkeys(
+        rp.REPLICATED, ("reproduced", "yes"))
+    assert "seeds 210–219" in rows[rp.RELATIVE_KEY].replication
+    # the NoPE answer of the fresh seeds is said beside the first seeds'
+    assert "(seeds 210-219: more than the causal mask on both tasks;" in rows[rp.RELATIVE_KEY].ours
+    # fresh seeds that lose it beyond the trained length contradict the verdict
+    _relative_record(again, {**arms, "relative": 0.2}, rp.REPLICATION_SEEDS)
+    rows = {f.key: f for f in findings.with_replication(rp, rp.findings(first), again, first)}
+    assert rows[rp.RELATIVE_KEY].replicated == "contradicted"
+    assert rows[rp.RELATIVE_KEY].verdict == "inconclusive"
 
 
 # --- fixed_vector ------------------------------------------------------------------
