@@ -148,6 +148,11 @@ def get_config(arg: str | None = None, choices: dict | None = None,
     # minibatches (eval/grad_*_alt/attention): two estimators compared at one point,
     # not at two points of two runs (issue 35's audit). < 0: off.
     train.gradient_alt_soft_fraction = -1.0
+    # True: at each gradient measurement also measure REINFORCE's surrogate alone (its
+    # score-function term and entropy bonus, the likelihood's gradient left out), for
+    # the run's estimator and the alternative (eval/grad_*_score/attention,
+    # eval/grad_*_alt_score/attention): which part of the estimator is noisy.
+    train.gradient_score_term = False
     train.eval_at_start = False  # also evaluate the untrained model (step 0)
     train.checkpoint_every = 500  # steps between checkpoints
     # The parameters the final evaluation uses: '' the last; a held-out metric (e.g.

@@ -612,6 +612,49 @@ def test_the_alternative_estimator_is_measured_at_the_same_point():
     assert not np.isclose(sampled["grad_var_alt"][0], same["grad_var"][0], rtol=1e-3)
 
 
+@pytest.mark.slow
+def test_the_score_term_is_measured_apart_and_adds_up_with_the_likelihood():
+    """train.gradient_score_term: REINFORCE's surrogate alone, for the run's estimator and
+    the alternative at the same point. With REINFORCE off (λ_r = λ_e = 0) its gradient
+    is zero, and the whole estimator's is the likelihood's; with it on, the surrogate's
+    mean gradient is a part of the whole one (neither zero nor all of it)."""
+    import jax
+    from attention_research import models
+    from attention_research.attention import training_signal
+    from attention_research.training.mesh import Placement, make_mesh
+    from attention_research.tasks import get_task
+    from attention_research.training.state import create_train_state, make_optimizer
+    from attention_research.training.steps import make_gradient_statistics
+    from tests.conftest import tiny_config
+
+    def measured(reinforce_weight, entropy_weight):
+        config = tiny_config()
+        config.model.attention.alignment = "hard"
+        config.model.attention.hard.update(
+            reward="sequence_mean", soft_fraction=0.5, soft_unit="sequence",
+            reinforce_weight=reinforce_weight, entropy_weight=entropy_weight)
+        config.train.update(gradient_batches=3, gradient_score_term=True)
+        task = get_task("copy")(config)
+        model = models.make_model(config, task.vocab_size, task.vocab_size)
+        state = create_train_state(model, make_optimizer(config.train), task.example_batch(),
+                                   [0], signal=training_signal(config.model.attention))
+        other = config.copy_and_resolve_references()
+        other.model.attention.hard.soft_fraction = 0.0
+        alternative = models.make_model(other, task.vocab_size, task.vocab_size)
+        return jax.device_get(make_gradient_statistics(
+            model, config, Placement(make_mesh(config.mesh), 1), task.sample_batch,
+            alternative)(state))
+
+    off, on = measured(0.0, 0.0), measured(1.6, 0.032)
+    assert {"grad_var_score", "grad_var_alt_score", "grad_snr_alt_score"} <= set(on)
+    assert off["grad_norm_score"][0] == 0 and off["grad_norm_alt_score"][0] == 0
+    for suffix in ("", "_alt"):
+        assert 0 < on[f"grad_norm{suffix}_score"][0]
+        assert on[f"grad_var{suffix}_score"][0] > 0
+    # the whole estimator moves with REINFORCE on: its surrogate is a part of it
+    assert not np.isclose(on["grad_norm"][0], off["grad_norm"][0], rtol=1e-3)
+
+
 @pytest.mark.parametrize("score, alignment, heads", [
     ("coverage", "global", 1), ("coverage", "hard", 1), ("additive", "global", 2)])
 @pytest.mark.slow

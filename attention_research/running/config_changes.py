@@ -35,6 +35,7 @@ ADDED_FIELDS = {
     "model.attention.hard.test_context": "argmax",
     "train.gradient_batches": 0,
     "train.gradient_alt_soft_fraction": -1.0,
+    "train.gradient_score_term": False,
     "train.curve_eval_every": 0,
     "task.eval_range_ends": [],
     "train.label_smoothing": 0.0,

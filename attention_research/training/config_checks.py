@@ -170,6 +170,11 @@ def validate(config):
             f"train.gradient_alt_soft_fraction={alt} measures hard attention's gradient "
             "with another soft_fraction (0 to 1): it needs model.attention.alignment='hard' "
             "and train.gradient_batches > 0; set it to -1 (off) otherwise")
+    require(not train.gradient_score_term
+            or (train.gradient_batches > 0 and config.model.attention.alignment == "hard"),
+            "train.gradient_score_term measures REINFORCE's surrogate alone: it needs "
+            "model.attention.alignment='hard' and train.gradient_batches > 0; set it to "
+            "False otherwise")
     require(train.gradient_batches == 0 or get_task(task.name).sample_batch is not None,
             f"train.gradient_batches measures gradients on batches sampled on the device; "
             f"task {task.name!r} reads its batches from the host: set it to 0")

@@ -56,10 +56,11 @@ def token_statistics(logits, targets):
     return (jnp.sum(nll * real, axis=1), jnp.sum(correct, axis=1), jnp.sum(real, axis=1))
 
 
-def make_loss(model, signal, label_smoothing: float = 0.0):
+def make_loss(model, signal, label_smoothing: float = 0.0, signal_only: bool = False):
     """loss(params, batch, rngs, signal_state) -> (mean token loss (label-smoothed when
     ``label_smoothing`` > 0) + the alignment's training signal, (NLL, correct tokens,
-    real tokens, new signal state))."""
+    real tokens, new signal state)). ``signal_only``: the loss is the training signal
+    alone (hard attention's REINFORCE surrogate), for measuring its gradient apart."""
     def loss_fn(params, batch, rngs, signal_state, step=0):
         (logits, _), records = model.apply({"params": params}, batch.source,
                                            batch.target_inputs, train=True, rngs=rngs,
@@ -72,7 +73,8 @@ def make_loss(model, signal, label_smoothing: float = 0.0):
         extra, signal_state = signal(records, signal_state, -nll, real, step)
         # The reported loss is the NLL alone, comparable across formulations and
         # smoothing levels.
-        return fitted + extra, (likelihood_loss, jnp.sum(correct), tokens, signal_state)
+        loss = extra if signal_only else fitted + extra
+        return loss, (likelihood_loss, jnp.sum(correct), tokens, signal_state)
     return loss_fn
 
 
@@ -199,11 +201,18 @@ def make_gradient_statistics(model, config, placement, sample_batch, alternative
     attention's ``soft_fraction``, ``train.gradient_alt_soft_fraction``); its statistics
     at the same parameters, signal state (REINFORCE's baseline) and minibatches come back
     as ``grad_norm_alt``, ``grad_var_alt`` and ``grad_snr_alt``.
+
+    ``train.gradient_score_term``: the same statistics of REINFORCE's surrogate alone
+    (the score-function term and the entropy bonus, without the likelihood's gradient),
+    for each estimator: ``grad_*_score`` and ``grad_*_alt_score``.
     """
     signal_fn = training_signal(config.model.attention, config.train.num_steps)
-    loss_fns = {"": make_loss(model, signal_fn, config.train.label_smoothing)}
-    if alternative is not None:
-        loss_fns["_alt"] = make_loss(alternative, signal_fn, config.train.label_smoothing)
+    smoothing = config.train.label_smoothing
+    estimators = {"": model, **({"_alt": alternative} if alternative is not None else {})}
+    loss_fns = {suffix: make_loss(m, signal_fn, smoothing) for suffix, m in estimators.items()}
+    if config.train.gradient_score_term:
+        loss_fns.update({f"{suffix}_score": make_loss(m, signal_fn, smoothing, signal_only=True)
+                         for suffix, m in estimators.items()})
     count = config.train.gradient_batches
 
     def statistics(state: TrainState):
