@@ -83,3 +83,23 @@ def test_every_contrast_must_hold_for_a_joint_claim():
     assert rule.all_of([decision(r), decision(r)]) == r
     assert rule.all_of([decision(r), decision(i)]) == i
     assert rule.all_of([decision(i), decision(n)]) == n
+
+
+def test_the_power_cell_names_the_weakest_contrast_and_what_deciding_it_costs():
+    """A decided row gives its weakest contrast's detectable effect; an undecided one the
+    seeds that would decide it, their cost in core-hours at one member's seconds, or that
+    they are beyond a day of this CPU."""
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.9, 0.02, 10), rng.normal(0.9, 0.02, 10)
+    decided = rule.decide(a - 0.1, b, BELOW_MINUS_002, stats.ACCURACY)
+    undecided = rule.decide(a - 0.03, b, BELOW_MINUS_002, stats.ACCURACY)
+    assert (decided.verdict, undecided.verdict) == (rule.REPRODUCED, rule.INCONCLUSIVE)
+    assert rule.power_words([decided]) == f"detects {decided.detectable:.3g}"
+    cell = rule.power_words([decided, undecided], member_seconds=60)
+    extra = (undecided.seeds_to_decide - 10) * 2 * 60 / 3600
+    assert cell == (f"detects {undecided.detectable:.3g}; about {undecided.seeds_to_decide} "
+                    f"seeds an arm decide ({extra:.1f} more core-hours)")
+    assert rule.power_words([undecided], member_seconds=1e6).endswith(
+        "(beyond a day of this CPU)")
+    assert rule.power_words([rule.decide([0.5], [0.4], BELOW_MINUS_002,
+                                         stats.ACCURACY)]) == "no test"

@@ -149,3 +149,42 @@ def all_of(decisions: list[Decision]) -> str:
     if verdicts and all(v == REPRODUCED for v in verdicts):
         return REPRODUCED
     return NOT_REPRODUCED if NOT_REPRODUCED in verdicts else INCONCLUSIVE
+
+
+# What this project's CPU trains in a day: two cores (issue 73, item 4: a row whose
+# deciding seeds cost more says so).
+CPU_DAY_S = 2 * 24 * 3600
+
+
+def member_seconds(results) -> float | None:
+    """One member's training wall time in ``results`` (a record's folder): its
+    summary.md's seconds over its members (each cohort's members train together, on one
+    core), or None where it states none."""
+    from experiments.lab.costs import recorded_cost
+    cost = recorded_cost(results)
+    return cost.seconds / cost.members if cost and cost.members else None
+
+
+def power_words(decisions: list[Decision], member_seconds: float | None = None,
+                arms: int = 2) -> str:
+    """The summary table's power cell for a row decided by ``decisions`` (the contrasts
+    its verdict needs): the smallest effect the weakest of them detects at 80% power;
+    for an undecided one, the seeds an arm that would decide its observed d and, given
+    ``member_seconds`` (one member's training, from the record), what the extra members
+    of ``arms`` arms cost, or that they are beyond a day of this CPU."""
+    tested = [d for d in decisions if d.detectable is not None]
+    if not tested:
+        return "no test"
+    undecided = [d for d in tested if d.verdict == INCONCLUSIVE]
+    if not undecided:
+        return f"detects {max(d.detectable for d in tested):.3g}"
+    weakest = max(undecided, key=lambda d: (d.seeds_to_decide or math.inf))
+    text = f"detects {weakest.detectable:.3g}"
+    if weakest.seeds_to_decide is None:
+        return text + "; d sits on the threshold"
+    text += f"; about {weakest.seeds_to_decide} seeds an arm decide"
+    if member_seconds:
+        extra = max(weakest.seeds_to_decide - weakest.seeds, 0) * arms * member_seconds
+        text += (" (beyond a day of this CPU)" if extra > CPU_DAY_S
+                 else f" ({extra / 3600:.1f} more core-hours)")
+    return text

@@ -135,7 +135,9 @@ def findings(results):
         f.Finding(LOCATION_KEY, "The location function aligns poorly", PAPER,
                   f"{arms}. Tests: {tests}", verdict,
                   f"{RULES[LOCATION_KEY]} (the lab's one decision rule: {rule.WORDS}); at "
-                  f"step 1500. {shown}. {caveats}", plot),
+                  f"step 1500. {shown}. {caveats}", plot,
+                  power=rule.power_words([at_95 for at_95, _ in decided.values()],
+                                         rule.member_seconds(results))),
         f.Finding(LOCAL_P_KEY, LOCAL_P_TITLE, LOCAL_P_PAPER,
                   f"{arms}. Test: local-p (general) − location: {local_p.words()}. Shown, "
                   f"read by no rule: local-p (general) − global general: "
@@ -148,5 +150,6 @@ def findings(results):
                   f"general's over location, the confound Table 6 has too (it pairs the "
                   f"local arms with general and the global arm with location). {regime}. "
                   f"{caveats}",
-                  "results/luong_table6/plots/attention_score-general_alignment-local_p_task-reverse.png"),
+                  "results/luong_table6/plots/attention_score-general_alignment-local_p_task-reverse.png",
+                  power=rule.power_words([local_p], rule.member_seconds(results))),
     ]

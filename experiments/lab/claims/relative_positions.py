@@ -321,5 +321,8 @@ def findings(results):
             "replace them",
             f"results/relative_positions/plots/token_acc_by_position_"
             f"{'reverse' if scheme == 'relative' else 'copy'}.png",
-            records=(CONTROL,) if scheme == "relative" else ()))
+            records=(CONTROL,) if scheme == "relative" else (),
+            power=rule.power_words(
+                [t[name] for t in decided["tasks"].values() for name in ("sinusoidal 95", "level")],
+                rule.member_seconds(Path(results)))))
     return out
