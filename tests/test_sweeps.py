@@ -395,7 +395,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
                 "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4),
                 "multi30k_goals": (6, 2), "luong_table6": (60, 5), "relative_positions": (80, 8),
-                "hard_vs_soft_converged": (30, 3)}
+                "hard_vs_soft_converged": (30, 3), "fixed_vector_capacity": (20, 4)}
     # Time a train step, an evaluation, the implicit analysis; run a peer toolkit: no sweep.
     tools = {"step_speed", "eval_speed", "joeynmt_peer", "implicit_cost"}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
