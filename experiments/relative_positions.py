@@ -27,9 +27,12 @@ not reproduced when it rules that out; inconclusive otherwise.
 Cost: training wall time summed over cohorts, as each record's summary.md states it
 (cpu: one of this project's 2-core CPUs): results/relative_positions/: 80 members, 31,999 s
 (cpu), which counts the hours its last two cohorts' processes were paused (SIGSTOP)
-while the machine ran timings; the replication, 8 more cohorts of 10, about the same.
+while the machine ran timings; results/relative_positions_replication/: 80 members,
+16,848 s (cpu).
 
-Result: pending (results/relative_positions/, issue 73).
+Result: results/relative_positions/summary.md; its claims
+(experiments/lab/claims/relative_positions.py) are rows of experiments/FINDINGS.md,
+replicated on seeds 210-219.
 """
 
 from experiments import length_generalization as lg
