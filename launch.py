@@ -245,6 +245,9 @@ def load_config():
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
+    # A log written to a file (nohup, a batch job) shows each line as it is printed, not
+    # a cohort behind the progress bar (issue 71): Python buffers a non-terminal stdout.
+    sys.stdout.reconfigure(line_buffering=True)
     try:
         run()
     except app.UsageError as error:

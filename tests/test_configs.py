@@ -156,6 +156,21 @@ def test_launch_runs_a_sweep_file_and_prints_the_comparison(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_a_log_written_to_a_file_is_flushed_line_by_line(monkeypatch):
+    """issue 71: with stdout a file (nohup, a batch job), Python buffers it and the log
+    lagged a cohort behind the progress bar; launch.py makes it line-buffered before it
+    prints anything (PYTHONUNBUFFERED=1, where set, hides the fault)."""
+    import io
+    import launch
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # a file: not a terminal
+    monkeypatch.setattr(sys, "stdout", stream)
+    monkeypatch.setattr(launch, "run", lambda: print("a line"))
+    assert not stream.line_buffering
+    launch.main(["launch.py"])
+    assert stream.line_buffering
+    assert stream.buffer.getvalue() == b"a line\n"  # there without a flush
+
+
 ALL_CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.py")
                      if p.stem not in ("__init__", "base"))
 
@@ -261,3 +276,14 @@ def test_every_config_file_has_a_tiny_smoke_run(name):
     assert not too_big, f"configs/{name}.py:tiny is not a smoke run: {too_big}"
     assert config["train.eval_every"] <= config["train.num_steps"]  # it evaluates once
     assert config["train.fast_compile"]  # a smoke run compiles fast, runs briefly
+
+
+def test_a_short_run_is_told_the_warm_up_that_fits():
+    """issue 71: --config.train.num_steps=200 on translation (warm-up 200) named no fix."""
+    from configs import base
+    from attention_research.training.config_checks import ConfigError, validate
+    config = base.get_config()
+    config.train.update(num_steps=200, warmup_steps=200)
+    with pytest.raises(ConfigError, match=r"needs a shorter warm-up, e\.g\. "
+                                          r"--config\.train\.warmup_steps=20 "):
+        validate(config)

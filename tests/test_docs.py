@@ -91,3 +91,14 @@ def test_the_readmes_sweep_file_runs_as_written(tmp_path):
     assert (len(members), len(sweeps.cohorts(members))) == tuple(map(int, promised.groups()))
     assert module.get_config().baseline in {sweeps.baseline_name(m.overrides) for m in members
                                             if m.config.seed == 0}
+
+
+def test_the_readmes_sweep_file_is_in_the_checkout():
+    """The README's commands name experiments/dot_vs_additive.py: the file is there, and
+    its code is the README's, line for line (issue 71: the command ran on nothing)."""
+    text = (ROOT / "README.md").read_text().split("## Compare two attentions", 1)[1]
+    code = re.search(r"```python\n(.*?)```", text, flags=re.S)[1]
+    name = code.splitlines()[0].removeprefix("# ")
+    saved = (ROOT / name).read_text()
+    shown = [line for line in code.splitlines()[1:] if line.strip()]
+    assert all(line in saved.splitlines() for line in shown), name

@@ -11,10 +11,25 @@ import pytest
 
 from attention_research.tasks.translation import datasets, multi30k
 
-# The offline copy beside the checkout (../shared/data/multi30k on this project's
-# machines); .ci/run, which tests a copy of the checkout elsewhere, passes its path.
-REAL_COPY = Path(os.environ.get("ATTENTION_RESEARCH_MULTI30K") or
-                 Path(__file__).resolve().parents[2] / "shared" / "data" / "multi30k")
+# The offline copy: $ATTENTION_RESEARCH_MULTI30K where set (.ci/run sets it), else
+# shared/data/multi30k beside the repository root or beside any folder above it (this
+# project's machines keep it at ../shared/data/multi30k), so that any clone finds it.
+ENVIRONMENT = "ATTENTION_RESEARCH_MULTI30K"
+
+
+def _offline_copy() -> Path:
+    if os.environ.get(ENVIRONMENT):
+        return Path(os.environ[ENVIRONMENT])
+    root = Path(__file__).resolve().parents[1]
+    for folder in (root, *root.parents):
+        if (folder / "shared" / "data" / "multi30k").is_dir():
+            return folder / "shared" / "data" / "multi30k"
+    return root.parent / "shared" / "data" / "multi30k"
+
+
+REAL_COPY = _offline_copy()
+NO_COPY = (f"no offline copy of Multi30k here: set {ENVIRONMENT} to its folder (on this "
+           "project's machines, shared/data/multi30k beside the checkout)")
 ANIMALS = [("Hund", "dog"), ("Katze", "cat"), ("Pferd", "horse"), ("Vogel", "bird"),
            ("Fuchs", "fox"), ("Schaf", "sheep"), ("Ziege", "goat"), ("Bär", "bear")]
 COLOURS = [("rote", "red"), ("blaue", "blue"), ("grüne", "green"), ("gelbe", "yellow"),
@@ -119,7 +134,7 @@ def test_offline_with_no_copy_fails_fast_with_instructions(tmp_path, monkeypatch
         datasets.load("multi30k", data_dir=str(tmp_path / "tfds"))
 
 
-@pytest.mark.skipif(not REAL_COPY.is_dir(), reason="no offline copy of Multi30k here")
+@pytest.mark.skipif(not REAL_COPY.is_dir(), reason=NO_COPY)
 def test_the_real_copy_is_the_pinned_commit():
     """Every file of the offline copy has the pinned checksum and line count, and each
     split's two languages have as many lines as the paper's splits."""
@@ -133,7 +148,7 @@ def test_the_real_copy_is_the_pinned_commit():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_COPY.is_dir(), reason="no offline copy of Multi30k here")
+@pytest.mark.skipif(not REAL_COPY.is_dir(), reason=NO_COPY)
 def test_every_real_test_reference_survives_the_models_output_space(tmp_path):
     """A test reference encoded into the default 2,000 pieces and decoded back (with the
     training targets' restoration, as hypotheses are) is itself: every reference can

@@ -395,7 +395,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "pointer_generator": (25, 5), "multi30k_recipe": (12, 6),
                 "default_recipe": (30, 2), "benchmark": (1, 1), "translation_length": (12, 4),
                 "multi30k_goals": (6, 2), "luong_table6": (60, 5), "relative_positions": (80, 8),
-                "hard_vs_soft_converged": (30, 3), "fixed_vector_capacity": (20, 4)}
+                "hard_vs_soft_converged": (30, 3), "fixed_vector_capacity": (20, 4),
+                "dot_vs_additive": (6, 2)}
     # Time a train step, an evaluation, the implicit analysis; run a peer toolkit: no sweep.
     tools = {"step_speed", "eval_speed", "joeynmt_peer", "implicit_cost"}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
@@ -406,7 +407,8 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         assert (len(members), len(sweeps.cohorts(members))) == (num_members, num_cohorts), name
         # Every experiment takes the tiny argument (a sweep through launch.py runs in
         # test_configs); its tiny members validate too, and are a smoke run's handful
-        # (issue 38: at most SMOKE_MEMBERS, one seed a setting, at tiny sizes).
+        # (issue 38: at most SMOKE_MEMBERS; issue 71: two seeds a setting where the sweep
+        # has them, so that its report shows intervals; at tiny sizes).
         baseline = module.get_config("tiny").baseline  # validated by expand, listed first
         tiny = sweeps.expand(module.get_config("tiny"),
                              sweeps.smoke(module.get_sweep(), baseline=baseline),
@@ -414,7 +416,15 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
         assert not baseline or compared_setting(tiny[0].name) == baseline, name
         settings = {m.name.rsplit("_seed-", 1)[0] for m in tiny}
         assert 1 <= len(tiny) <= sweeps.SMOKE_MEMBERS, name
-        assert len(settings) in (1, len(tiny)), name  # one seed a setting
+        seeds = {m.name.rsplit("_seed-", 1)[0]: [] for m in tiny}
+        for m in tiny:
+            seeds[m.name.rsplit("_seed-", 1)[0]].append(m.config.seed)
+        if len(settings) > 1:  # each setting its first seeds, at most SMOKE_SEEDS
+            assert all(len(s) <= sweeps.SMOKE_SEEDS for s in seeds.values()), name
+            many = [s for s in seeds if sum(m.name.startswith(s + "_seed-") for m in members
+                                            if m.config.task.name == tiny[0].config.task.name)
+                    >= sweeps.SMOKE_SEEDS]
+            assert all(len(seeds[s]) == sweeps.SMOKE_SEEDS for s in many), name
         assert all(m.config.train.num_steps <= 20 for m in tiny), name
         assert len({m.config.task.name for m in tiny}) == 1, name  # one task
         # ... at the tiny config's sizes, whatever the sweep's settings set.
@@ -762,7 +772,7 @@ def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tm
     assert not (tmp_path / "refused").exists()
     config.baseline = "score-additive"
     assert [sweeps.baseline_name(o) for o in sweeps.smoke(sweep, baseline="score-additive")] \
-        == ["score-additive", "score-dot"]
+        == ["score-additive", "score-additive", "score-dot", "score-dot"]  # 2 seeds each
     named = sweeps.expand(config, sweep, tmp_path / "run")
     config.baseline = ""
     unnamed = sweeps.expand(config, sweep, tmp_path / "run")

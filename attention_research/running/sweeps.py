@@ -85,7 +85,10 @@ def set_field(config, field: str, value, source: str = "sweep override"):
         raise ConfigError(f"{source} {field!r}={value!r}: {error}") from error
 
 
-SMOKE_MEMBERS = 4  # a sweep's :tiny trains at most this many members
+SMOKE_MEMBERS = 8  # a sweep's :tiny trains at most this many members
+# ... and this many seeds of each setting (issue 71: with one, its report shows no
+# interval); the seeds of a setting train together, so a second costs little.
+SMOKE_SEEDS = 2
 
 
 # What a smoke member takes from the tiny config, whatever its sweep sets: how long it
@@ -101,25 +104,33 @@ SMOKE_TAKES_FROM_TINY = ("config.train.num_steps", "config.task.vocab_size",
 
 def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS, baseline: str = "") -> list[dict]:
     """The members a sweep's ``:tiny`` smoke run trains (issue 38: a tiny sweep that kept
-    all its members ran for an hour): the first seed of each of its first ``limit``
-    settings on its first member's task, or, for a sweep of one setting, its first
-    ``limit`` members; the ``baseline`` setting (``config.baseline``) first, so that the
-    smoke run's report reads the others against it as the full one does. The fields
+    all its members ran for an hour): the first ``SMOKE_SEEDS`` seeds of each of its
+    first settings on its first member's task, at most ``limit`` members, or, for a
+    sweep of one setting, its first ``limit`` members; the ``baseline`` setting
+    (``config.baseline``) first, so that the smoke run's report reads the others against
+    it as the full one does. The fields
     of ``SMOKE_TAKES_FROM_TINY`` give way to the tiny config's, and settings that
     differed only in them are one setting here (multi30k_recipe's ``rnn_vocab8k`` is
     ``rnn``)."""
-    first_seed, distinct = {}, {}  # by setting name, by member name
+    first_seeds, distinct = {}, {}  # by setting name, by member name
     task = sweep[0].get("config.task.name") if sweep else None
     for overrides in sweep:
         if overrides.get("config.task.name") != task:  # one task: compare_attention's copy
             continue
         kept = {k: v for k, v in overrides.items() if k not in SMOKE_TAKES_FROM_TINY}
-        distinct.setdefault(member_name(kept), kept)
-        first_seed.setdefault(member_name({k: v for k, v in kept.items()
-                                           if k != "config.seed"}), kept)
-    chosen = list((first_seed if len(first_seed) > 1 else distinct).values())
-    chosen.sort(key=lambda kept: baseline_name(kept) != baseline)  # stable: the rest in order
-    return chosen[:limit]
+        if member_name(kept) in distinct:
+            continue
+        distinct[member_name(kept)] = kept
+        seeds = first_seeds.setdefault(
+            member_name({k: v for k, v in kept.items() if k != "config.seed"}), [])
+        if len(seeds) < SMOKE_SEEDS:
+            seeds.append(kept)
+    if len(first_seeds) <= 1:
+        return list(distinct.values())[:limit]
+    settings = sorted(first_seeds.values(),  # stable: the rest in order
+                      key=lambda seeds: baseline_name(seeds[0]) != baseline)
+    chosen = [kept for seeds in settings for kept in seeds]
+    return chosen[:limit - limit % max(len(settings[0]), 1)]
 
 
 def check_baseline(baseline: str, members) -> None:

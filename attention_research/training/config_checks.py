@@ -159,7 +159,10 @@ def validate(config):
             f"train.label_smoothing must be in [0, 1), got {train.label_smoothing}")
     require(0 <= train.warmup_steps < train.num_steps,
             f"train.warmup_steps ({train.warmup_steps}) must be in [0, train.num_steps="
-            f"{train.num_steps})")
+            f"{train.num_steps})"
+            + (f": a run of {train.num_steps} steps needs a shorter warm-up, e.g. "
+               f"--config.train.warmup_steps={max(train.num_steps // 10, 0)} (a tenth of "
+               "its steps)" if train.warmup_steps >= train.num_steps > 0 else ""))
     require(train.num_heatmaps >= 0, "train.num_heatmaps must be >= 0")
     _validate_analysis(config)
     require(train.gradient_batches >= 0,
