@@ -484,6 +484,69 @@ def test_luong_table4_verdicts_follow_the_paired_bootstrap(tmp_path, as_luong, e
     assert [verdicts[k] for k in LUONG_KEYS] == [expected] * 5
 
 
+# --- hard_vs_soft_converged --------------------------------------------------------
+
+def _converged_record(results, accuracy, seeds, early=None, snr_ratio=2.0, spread=0.01):
+    """Each member's summary.json (sequence accuracy ``accuracy[arm]`` at step 4,500)
+    and metrics.jsonl (that accuracy at every 500 steps, or ``early[arm]`` at step
+    3,000; in the hard arms, the soft half's SNR ``snr_ratio`` times the all-sampled
+    one's at each measurement, and the surrogate's statistics)."""
+    hc = EXPERIMENTS["hard_vs_soft_converged"]
+    early = early or {}
+    for arm, name in hc.NAMES.items():
+        for i, seed in enumerate(seeds):
+            value = accuracy[arm] + spread * (i % 5 - 2)
+            ratio = snr_ratio * (1 + 0.05 * (i % 3 - 1))
+            lines = []
+            for step in range(0, hc.NUM_STEPS + 1, 500):
+                row = {"step": step, "member": 0, hc.ACCURACY: (
+                    early.get(arm, accuracy[arm]) if step == hc.GUARD_STEP else value)}
+                if arm != "soft":
+                    for key, v in {"grad_snr": 0.1 * ratio, "grad_snr_alt": 0.1,
+                                   "grad_norm": 2.0, "grad_norm_alt": 1.0,
+                                   "grad_var_score": 1.0, "grad_var_alt_score": 2.0,
+                                   "grad_snr_score": 0.05, "grad_snr_alt_score": 0.1}.items():
+                        row[f"eval/{key}/attention"] = v
+                lines.append(json.dumps(row))
+            _write_member(results, name, seed, "metrics.jsonl", "\n".join(lines) + "\n")
+            _write_member(results, name, seed, "summary.json", json.dumps(
+                {"status": "finished", "members": [{"seed": seed,
+                                                    "final": {hc.ACCURACY: value}}]}))
+
+
+@pytest.mark.parametrize("accuracy, early, snr_ratio, verdicts", [
+    # hard above soft by 0.1 at both scales; the soft half's SNR twice the other's
+    ({"soft": 0.7, "B = 16": 0.8, "B = 64": 0.8}, None, 2.0, ("reproduced", "reproduced")),
+    # hard at soft's level: +0.02 ruled out; SNR equal: log 1.25 ruled out
+    ({"soft": 0.7, "B = 16": 0.7, "B = 64": 0.7}, None, 1.0,
+     ("not reproduced", "not reproduced")),
+    # soft at the ceiling: no verdict on accuracy
+    ({"soft": 0.99, "B = 16": 0.99, "B = 64": 0.99}, None, 2.0, ("inconclusive", "reproduced")),
+    # B = 64 still rising from step 3,000: the budget decides, not the estimator
+    ({"soft": 0.7, "B = 16": 0.8, "B = 64": 0.8}, {"B = 64": 0.6}, 2.0,
+     ("inconclusive", "reproduced")),
+])
+def test_hard_vs_soft_converged_follows_its_rules(tmp_path, accuracy, early, snr_ratio,
+                                                  verdicts):
+    hc = EXPERIMENTS["hard_vs_soft_converged"]
+    record = tmp_path / "hard_vs_soft_converged"
+    _converged_record(record, accuracy, hc.SEEDS[:9], early, snr_ratio)
+    assert hc.findings(record) == []  # until complete, hard_vs_soft's rows stand
+    assert not hc.supersedes(record)
+    _converged_record(record, accuracy, hc.SEEDS, early, snr_ratio)
+    assert hc.supersedes(record)
+    found = {f.key: f for f in hc.findings(record)}
+    assert (found[hc.ACCURACY_KEY].verdict, found[hc.NOISE_KEY].verdict) == verdicts
+    assert "by construction" in found[hc.NOISE_KEY].ours  # the surrogate, beside
+    if early:
+        assert "still rising: B = 64" in found[hc.ACCURACY_KEY].ours
+    # hard_vs_soft gives the two rows up to it, and keeps its others
+    _hard_vs_soft_record(tmp_path / "hard_vs_soft", {"soft": 0.85, "xu": 0.85, "ours": 0.8},
+                         {"soft": 0.0, "xu": -2.0, "ours": -2.0})
+    keys = {f.key for f in EXPERIMENTS["hard_vs_soft"].findings(tmp_path / "hard_vs_soft")}
+    assert not keys & set(hc.REPLICATED) and "xu-soft-half-trains-the-attention" in keys
+
+
 # --- luong_table6 ------------------------------------------------------------------
 
 def _table6_record(results, location, seeds=range(300, 312), others=0.999):
@@ -523,12 +586,18 @@ def test_luong_table6_waits_for_every_seed_of_every_arm(tmp_path):
 
 
 @pytest.mark.slow
-def test_luong_table4_waits_and_calls_ties_inconclusive(tmp_path):
+def test_luong_table4_waits_and_decides_ties_by_their_intervals(tmp_path):
+    """The one decision rule (issue 73): a tie whose interval rules out Luong's lead of
+    0.5 BLEU is 'not reproduced'; a tie too noisy to rule it out is inconclusive."""
     lt = EXPERIMENTS["luong_table4"]
     _luong_record(tmp_path / "partial", {s: 0 for s in lt.PAPER}, seeds=(0, 1))
     assert {_verdicts(lt, tmp_path / "partial")[k] for k in LUONG_KEYS} == {"pending"}
     _luong_record(tmp_path / "tied", {s: 0 for s in lt.PAPER})
-    assert {_verdicts(lt, tmp_path / "tied")[k] for k in LUONG_KEYS} == {"inconclusive"}
+    assert {_verdicts(lt, tmp_path / "tied")[k] for k in LUONG_KEYS} == {"not reproduced"}
+    # the same means, but seeds 10 BLEU apart: nothing is ruled out
+    noisy = {s: ([0, 2, 4] if i % 2 else [4, 2, 0]) for i, s in enumerate(lt.PAPER)}
+    _luong_record(tmp_path / "noisy", noisy)
+    assert {_verdicts(lt, tmp_path / "noisy")[k] for k in LUONG_KEYS} == {"inconclusive"}
 
 
 def test_luong_table4_pending_counts_the_members_recorded_one_by_one(tmp_path):
@@ -559,19 +628,29 @@ def test_luong_table4_decides_dot_over_location_from_those_two_alone(tmp_path):
             if r["setting"] in ("score-dot", "score-location")]
     _write_report(record, rows)
     verdicts = _verdicts(lt, record)
-    assert verdicts["luong-global-dot-over-location"] == "inconclusive"  # equal quality
+    # equal quality, tight: the interval rules out dot's lead of 0.5 BLEU
+    assert verdicts["luong-global-dot-over-location"] == "not reproduced"
     assert verdicts["luong-global-dot-vs-general"] == "pending"
 
 
 def test_luong_table4_rows_of_several_pairs_are_intersection_union_tests():
-    """Reproduced only if every pair is Luong's way at its own p (no correction is
-    due); not reproduced if any pair is the other way after Holm; else inconclusive."""
+    """Reproduced only if every pair's 95% interval lies above +0.5 (no correction is
+    due); not reproduced if any pair's Bonferroni interval lies below it; else
+    inconclusive."""
+    from experiments.lab import rule
+    from attention_research.reports import stats
     row = EXPERIMENTS["luong_table4"].row_verdict
-    assert row([True, True], [True, None]) is True  # Holm would have lost the second
-    assert row([True, None], [True, None]) is None
-    assert row([True, False], [True, None]) is None  # the other way, but not after Holm
-    assert row([True, False], [True, False]) is False
-    assert row([None, None], [None, None]) is None
+    claim = rule.Claim(0.5, rule.ABOVE)
+
+    def pair(low, high):
+        return rule.decide_interval(stats.Interval(3, (low + high) / 2, low, high), 0.3,
+                                    4.0, 3, claim)
+    above, holds, below = pair(0.6, 1.8), pair(0.2, 1.4), pair(-1.0, 0.3)
+    assert row([above, above], [holds, holds]) == "reproduced"  # Bonferroni not needed
+    assert row([above, holds], [holds, holds]) == "inconclusive"
+    assert row([above, below], [above, holds]) == "inconclusive"  # not below at 97.5%
+    assert row([above, below], [above, below]) == "not reproduced"
+    assert row([holds, holds], [holds, holds]) == "inconclusive"
 
 
 def test_luong_table4_adjusts_a_pair_within_each_row_it_is_in():
@@ -1619,11 +1698,13 @@ def test_the_multi30k_recipe_chooses_each_family_once_every_seed_is_in(tmp_path)
                                        "transformer": ("transformer256", 36.5)}
 
 
-def test_luong_table4_on_multi30k_has_no_replication_to_train():
-    """Its first run decided no row, so ``:corpus=multi30k,replicate`` says so rather than
-    training fresh seeds of nothing (or, worse, ding_de_en's replication)."""
-    with pytest.raises(ValueError, match="decided no row"):
-        EXPERIMENTS["luong_table4"].get_sweep("corpus=multi30k,replicate")
+def test_luong_table4_on_multi30k_replicates_the_row_it_decides():
+    """``:corpus=multi30k,replicate`` trains what the decided Multi30k row reads (dot and
+    general) on the replication's fresh seeds, not ding_de_en's replication."""
+    sweep = EXPERIMENTS["luong_table4"].get_sweep("corpus=multi30k,replicate")
+    assert sorted((m["config.model.attention.score"], m["config.seed"]) for m in sweep) == [
+        (score, seed) for score in ("dot", "general") for seed in findings.REPLICATION_SEEDS]
+    assert "luong-global-dot-vs-general-multi30k" in EXPERIMENTS["luong_table4"].REPLICATED
 
 
 def test_luong_table4_says_when_every_seed_lies_one_side_but_the_test_cannot_separate(

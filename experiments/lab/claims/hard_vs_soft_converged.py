@@ -1,0 +1,170 @@
+"""The claims experiments/hard_vs_soft_converged.py's records decide (rows of
+experiments/FINDINGS.md): Xu et al.'s hard attention against soft, trained to
+convergence on sort in distribution, and the soft steps' effect on the estimator's
+variance at Xu's scale, by the rules the experiment file wrote before its runs (RULES),
+through the lab's one decision rule (experiments/lab/rule.py).
+
+Written before any of the sweep's results were read. The two rows take over
+hard_vs_soft's rows of the same keys once this record holds every member
+(``supersedes``); until then hard_vs_soft's stand, and these wait.
+"""
+
+import json
+import math
+from pathlib import Path
+
+from attention_research.metric_names import eval_key, length_range
+from attention_research.reports import stats
+from attention_research.running import sweeps
+# What this module reads of the experiment file, and (re-exported) what the findings
+# page and its tests read of it through this module.
+from experiments.hard_vs_soft_converged import (  # noqa: F401
+    CEILING, GUARD_STEP, MIN_EFFECT, NUM_STEPS, REPLICATION_SEEDS, RULES, SEEDS, SETTINGS,
+    SOFT, STATISTIC, VARIANCE_THRESHOLD, XU_16, XU_64)
+from experiments.lab import rule
+from experiments.lab.claims.hard_vs_soft import XU_TABLE
+
+ACCURACY_KEY, NOISE_KEY = "hard-attention-accuracy", "reinforce-gradient-noise"
+REPLICATED = (ACCURACY_KEY, NOISE_KEY)
+# Both rules reach "not reproduced" only by an interval that rules the claim out.
+SEPARATES_BOTH_WAYS = REPLICATED
+PER_ARM = len(SEEDS)
+ACCURACY = eval_key("seq_acc", length_range(1, 25))
+MEASURED_STEPS = range(500, NUM_STEPS + 1, 500)  # the noise rule's 9 measurements
+NAMES = {"soft": sweeps.member_name(SOFT), "B = 16": sweeps.member_name(XU_16),
+         "B = 64": sweeps.member_name(XU_64)}
+TITLES = {ACCURACY_KEY: "Hard attention (Xu's estimator) against soft",
+          NOISE_KEY: "The soft steps lower the estimator's variance at equal gradient norm"}
+NOISE_PAPER = ("Xu et al. 2015, §4.1: to reduce the estimator's variance further, the "
+               "sampled location is set to its expected value with probability 0.5 (no "
+               "number given)")
+
+
+def replication_seed_words(_):
+    """The replication's own seeds (410-419), not the project's 100-102."""
+    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
+
+
+def supersedes(results) -> bool:
+    """Whether this record decides the two rows (every member finished): hard_vs_soft's
+    rows of the same keys then give way."""
+    from experiments.lab import findings as f
+    return all(len(f.member_finals(results, name)) >= PER_ARM for name in NAMES.values())
+
+
+def _curve(path: Path, key: str) -> dict[int, float]:
+    """{step: value} of ``key`` in a member's metrics.jsonl."""
+    rows = map(json.loads, path.read_text().splitlines())
+    return {r["step"]: r[key] for r in rows if r.get(key) is not None}
+
+
+def _members(f, results, name: str) -> list[Path]:
+    return f.finished_members_of(results, name)
+
+
+def _accuracy_at(f, results, name: str, step: int) -> list[float]:
+    return [_curve(m / "metrics.jsonl", ACCURACY).get(step) for m in _members(f, results, name)]
+
+
+def _log_ratios(f, results, name: str, run: str, other: str, flip: bool = False) -> list:
+    """Per seed, the mean over MEASURED_STEPS of log(run / other) (of ``other / run``
+    with ``flip``) from the member's metrics.jsonl: e.g. the soft half's SNR over the
+    all-sampled estimator's at the same points."""
+    out = []
+    for member in _members(f, results, name):
+        a = _curve(member / "metrics.jsonl", eval_key(run, "attention"))
+        b = _curve(member / "metrics.jsonl", eval_key(other, "attention"))
+        logs = [math.log(b[s] / a[s]) if flip else math.log(a[s] / b[s])
+                for s in MEASURED_STEPS if a.get(s, 0) > 0 and b.get(s, 0) > 0]
+        out.append(sum(logs) / len(logs) if len(logs) == len(MEASURED_STEPS) else float("nan"))
+    return out
+
+
+def _still_rising(f, results) -> list[str]:
+    """The arms whose seed mean at step 4,500 exceeds their mean at step 3,000 by more
+    than the minimum effect (the rule's convergence guard)."""
+    rising = []
+    for arm, name in NAMES.items():
+        early, late = (stats.finite(_accuracy_at(f, results, name, step))
+                       for step in (GUARD_STEP, NUM_STEPS))
+        if len(early) and len(late) and late.mean() - early.mean() > MIN_EFFECT:
+            rising.append(f"{arm} ({early.mean():.3f} at step {GUARD_STEP}, "
+                          f"{late.mean():.3f} at {NUM_STEPS})")
+    return rising
+
+
+def findings(results):
+    """Accuracy of Xu's estimator at Xu's two scales against soft, and the variance of
+    the soft half against every sequence sampled at the same points, on the finished
+    members of the record (seeds 400-409, or the replication's 410-419)."""
+    from experiments.lab import findings as f
+    from attention_research.reports.tables import interval_cell as cell
+    finals = {arm: [m["final"][ACCURACY] for m in f.member_finals(results, name)]
+              for arm, name in NAMES.items()}
+    if min(map(len, finals.values())) < PER_ARM:
+        if Path(results).name.endswith("_replication"):  # the first run is decided: wait
+            what = (f"sort, soft against Xu's estimator at B = 16 and 64, {PER_ARM} seeds "
+                    f"an arm: {sum(min(len(v), PER_ARM) for v in finals.values())} of "
+                    f"{len(NAMES) * PER_ARM} members recorded")
+            return [f.pending(ACCURACY_KEY, TITLES[ACCURACY_KEY], XU_TABLE, what),
+                    f.pending(NOISE_KEY, TITLES[NOISE_KEY], NOISE_PAPER, what)]
+        return []  # hard_vs_soft's rows of these keys stand until this record is complete
+    seconds = rule.member_seconds(Path(results))
+    return [_accuracy(f, results, finals, cell, seconds),
+            _noise(f, results, cell, seconds)]
+
+
+def _accuracy(f, results, finals, cell, seconds):
+    above = rule.Claim(MIN_EFFECT, rule.ABOVE)
+    soft = stats.finite(finals["soft"])
+    rising = _still_rising(f, results)
+    stopped = ""
+    if soft.mean() >= CEILING:
+        stopped = f"soft at the ceiling ({soft.mean():.3f} ≥ {CEILING:g})"
+    elif rising:
+        stopped = "still rising: " + "; ".join(rising)
+    decided = {arm: rule.decide(finals[arm], finals["soft"], above, stats.ACCURACY)
+               for arm in ("B = 16", "B = 64")}
+    if stopped:
+        decided = {arm: rule.decide_interval(d.interval, d.se, d.dof, d.seeds, above, stopped)
+                   if d.interval is not None else d for arm, d in decided.items()}
+    verdict = decided["B = 16"].verdict
+    scales = ("the two scales agree" if decided["B = 64"].verdict == verdict
+              else f"B = 64 gives {decided['B = 64'].verdict}: the verdict depends on the scale")
+    ours = (f"sort, greedy sequence accuracy on held-out sequences of the trained lengths "
+            f"1-25 at step {NUM_STEPS}, {PER_ARM} seeds an arm (mean ± the half-width of its "
+            "95% interval): " + ", ".join(f"{arm} {cell(values)}" for arm, values in
+                                           finals.items())
+            + ". Tests: " + "; ".join(f"{arm} - soft {d.words()}" for arm, d in decided.items())
+            + f". {scales}. At step {GUARD_STEP}: " + ", ".join(
+                f"{arm} {cell(_accuracy_at(f, results, name, GUARD_STEP))}"
+                for arm, name in NAMES.items()))
+    return f.Finding(ACCURACY_KEY, TITLES[ACCURACY_KEY], XU_TABLE, ours, verdict,
+                     f"{RULES[ACCURACY_KEY]} (the lab's one decision rule: {rule.WORDS}). "
+                     "On sort, not captioning: Xu's claim is about BLEU on images; this tests "
+                     "the estimator's accuracy where soft attention is off the ceiling",
+                     power=rule.power_words([decided["B = 16"]], seconds))
+
+
+def _noise(f, results, cell, seconds):
+    name = NAMES["B = 16"]
+    equal_norm = _log_ratios(f, results, name, "grad_snr", "grad_snr_alt")
+    decision = rule.decide_level(equal_norm, rule.Claim(VARIANCE_THRESHOLD, rule.ABOVE))
+    score_var = _log_ratios(f, results, name, "grad_var_score", "grad_var_alt_score",
+                            flip=True)
+    score_norm = _log_ratios(f, results, name, "grad_snr_score", "grad_snr_alt_score")
+    wide = _log_ratios(f, results, NAMES["B = 64"], "grad_snr", "grad_snr_alt")
+    norms = _log_ratios(f, results, name, "grad_norm", "grad_norm_alt")
+    ours = (f"B = 16 arm, {PER_ARM} seeds, per seed the mean over steps 500-{NUM_STEPS} of "
+            f"log(SNR soft half / SNR all sampled) at the same points: {cell(equal_norm)} "
+            f"against log 1.25 = {VARIANCE_THRESHOLD:.3f}: {decision.words()}. Beside, read "
+            f"by no rule: the gradient norms' log ratio {cell(norms)}; REINFORCE's surrogate "
+            f"alone, log(tr Cov all sampled / tr Cov soft half) {cell(score_var)} (about "
+            f"log 2 = {math.log(2):.3f} by construction: half the sequences are sampled) "
+            f"and at equal norm, log(SNR soft half / SNR all sampled) {cell(score_norm)} "
+            f"(about -log 2 by construction); the B = 64 arm's whole-estimator log ratio "
+            f"{cell(wide)}")
+    return f.Finding(NOISE_KEY, TITLES[NOISE_KEY], NOISE_PAPER, ours, decision.verdict,
+                     f"{RULES[NOISE_KEY]} (the lab's one decision rule: {rule.WORDS}, on "
+                     "the paired per-seed log ratios)",
+                     power=rule.power_words([decision], seconds, arms=1))
