@@ -287,3 +287,18 @@ def test_a_short_run_is_told_the_warm_up_that_fits():
     with pytest.raises(ConfigError, match=r"needs a shorter warm-up, e\.g\. "
                                           r"--config\.train\.warmup_steps=20 "):
         validate(config)
+
+
+@pytest.mark.parametrize("field, value", [("train.learning_rate", float("inf")),
+                                          ("train.weight_decay", float("nan")),
+                                          ("model.dropout", float("-inf"))])
+def test_a_non_finite_value_is_refused_naming_the_field(field, value):
+    """issue 72: --config.train.learning_rate=inf passed validation, failed at step 1 and
+    wrote Infinity into config.json."""
+    from attention_research.training.config_checks import ConfigError
+    config = base.get_config()
+    section, name = field.split(".")
+    config[section][name] = value
+    with pytest.raises(ConfigError, match=rf"{field}={value}: a config value must be a "
+                                          r"finite number"):
+        validate(config)

@@ -6,6 +6,8 @@ family's fields by its family, both found through their registries.
 
 from __future__ import annotations
 
+import math
+
 from attention_research import attention
 from attention_research.analysis import implicit
 from attention_research.attention import reinforce
@@ -112,9 +114,24 @@ def _validate_analysis(config):
             "model.fused_attention records none: set it to False")
 
 
+def _non_finite_fields(config, prefix: str = "") -> list[str]:
+    """Every float field of ``config`` (nested) that is inf or nan, as 'section.field=value'."""
+    found = []
+    for name, value in config.items():
+        if hasattr(value, "items"):
+            found += _non_finite_fields(value, f"{prefix}{name}.")
+        elif isinstance(value, float) and not math.isfinite(value):
+            found.append(f"{prefix}{name}={value}")
+    return found
+
+
 def validate(config):
     """Raise ConfigError naming the field, the value and what is allowed."""
     task, model, train = config.task, config.model, config.train
+    # Issue 72: --config.train.learning_rate=inf passed, failed at step 1 with advice to
+    # pass what it had, and left a config.json holding the non-standard Infinity.
+    bad = _non_finite_fields(config)
+    require(not bad, f"{', '.join(bad)}: a config value must be a finite number")
     require(config.max_cohort_members >= 0,
             f"max_cohort_members must be >= 0 (0: no limit), got {config.max_cohort_members}")
     get_task(task.name).validate(config)
