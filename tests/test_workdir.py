@@ -132,6 +132,16 @@ def test_a_torn_last_metrics_line_is_dropped_and_a_damaged_one_named(tmp_path):
     path.write_text('{"step": 5, "memb\n{"step": 10, "member": 0}\n')
     with pytest.raises(WorkDirError, match="metrics.jsonl line 1 is damaged"):
         WorkDir(tmp_path).read_metrics()
+    # issue 72: a middle line that parses but is no log row, and bytes that are not UTF-8,
+    # each named by file and line before anything trains
+    path.write_text('{"step": 5, "member": 0}\n{"step": 10}\n{"step": 15, "member": 0}\n')
+    with pytest.raises(WorkDirError, match=r"metrics.jsonl line 2 is damaged: .*'step' and "
+                                           r"'member'"):
+        WorkDir(tmp_path).read_metrics()
+    path.write_bytes(b'{"step": 5, "member": 0}\n{"step": 10, "member": 0, "x": "\xff"}\n')
+    with pytest.raises(WorkDirError, match=r"metrics.jsonl line 2 is damaged: not UTF-8 "
+                                           r"\(byte 0xff\)"):
+        WorkDir(tmp_path).read_metrics()
 
 
 def test_a_summary_is_written_whole_or_not_at_all(tmp_path):

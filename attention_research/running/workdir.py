@@ -128,18 +128,34 @@ def _parse_metrics(path: Path, text: str | None = None):
     """The records of metrics.jsonl (``text``: its contents, if already read). A last
     line torn by a kill is dropped; a damaged line elsewhere is an error naming the
     file and the line."""
-    lines = (path.read_text() if text is None else text).splitlines(keepends=True)
+    if text is None:
+        raw = path.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:  # issue 72: named neither file nor line
+            number = raw[:error.start].count(b"\n") + 1
+            raise WorkDirError(f"{path} line {number} is damaged: not UTF-8 (byte "
+                               f"{raw[error.start]:#04x}). Delete that line (or the whole "
+                               "file) and rerun the same command.") from None
+    lines = text.splitlines(keepends=True)
     records = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            record = json.loads(line)
         except ValueError:
             if number == len(lines) and not line.endswith("\n"):
                 continue  # the tail of an append a kill cut short
-            raise WorkDirError(f"{path} line {number} is damaged: {line[:80]!r}. Delete that "
-                               "line (or the whole file) and rerun the same command.") from None
+            record = None
+        # A line that parses but is no log row (issue 72: one without "member" trained
+        # the whole run again, then crashed with KeyError: 'member').
+        if not (isinstance(record, dict) and isinstance(record.get("step"), int)
+                and isinstance(record.get("member"), int)):
+            raise WorkDirError(f"{path} line {number} is damaged: {line[:80]!r} (a log row "
+                               "holds an integer 'step' and 'member'). Delete that line (or "
+                               "the whole file) and rerun the same command.") from None
+        records.append(record)
     return records
 
 
