@@ -30,11 +30,14 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: not yet recorded. Estimated from hard_vs_soft's record (about 60 s a member per
-1,000 steps on one core, gradient measurements included): 30 members x 4,500 steps,
-about 2 hours on two cores; the replication the same.
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/hard_vs_soft_converged/: 30 members,
+7,527 s (cpu), which counts about 17 minutes its B = 64 cohort's process was paused
+(SIGSTOP) while the machine ran CI; the replication, 3 more cohorts of 10, about the same.
 
-Result: pending (results/hard_vs_soft_converged/, issue 73).
+Result: results/hard_vs_soft_converged/summary.md; its claims
+(experiments/lab/claims/hard_vs_soft_converged.py) are rows of experiments/FINDINGS.md,
+replacing hard_vs_soft's two Xu rows; the replication (seeds 410-419) is not yet run.
 """
 
 import math

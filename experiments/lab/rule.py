@@ -75,7 +75,8 @@ class Decision:
                 f"({self.seeds} seeds an arm): {self.verdict} ({self.why})")
         if self.detectable is not None:
             text += f"; the design detects {self.detectable:.{digits}f} at 80% power"
-        if self.verdict == INCONCLUSIVE and self.seeds_to_decide is not None:
+        if (self.verdict == INCONCLUSIVE and self.seeds_to_decide is not None
+                and self.why.startswith("the interval holds")):  # not a floor or a stop
             text += f"; about {self.seeds_to_decide} seeds an arm would decide the observed d"
         return text
 
@@ -180,6 +181,8 @@ def power_words(decisions: list[Decision], member_seconds: float | None = None,
         return f"detects {max(d.detectable for d in tested):.3g}"
     weakest = max(undecided, key=lambda d: (d.seeds_to_decide or math.inf))
     text = f"detects {weakest.detectable:.3g}"
+    if not weakest.why.startswith("the interval holds"):  # a floor, a ceiling, a guard
+        return text + "; stopped (a floor, a ceiling or a guard: the row says which)"
     if weakest.seeds_to_decide is None:
         return text + "; d sits on the threshold"
     text += f"; about {weakest.seeds_to_decide} seeds an arm decide"
