@@ -129,8 +129,9 @@ def smoke(sweep: list[dict], limit: int = SMOKE_MEMBERS, baseline: str = "") -> 
         return list(distinct.values())[:limit]
     settings = sorted(first_seeds.values(),  # stable: the rest in order
                       key=lambda seeds: baseline_name(seeds[0]) != baseline)
-    chosen = [kept for seeds in settings for kept in seeds]
-    return chosen[:limit - limit % max(len(settings[0]), 1)]
+    # At most limit // SMOKE_SEEDS settings (4), as many as before seeds were doubled.
+    chosen = [kept for seeds in settings[:max(limit // SMOKE_SEEDS, 1)] for kept in seeds]
+    return chosen[:limit]
 
 
 def check_baseline(baseline: str, members) -> None:
