@@ -103,3 +103,20 @@ def test_the_power_cell_names_the_weakest_contrast_and_what_deciding_it_costs():
         "(beyond a day of this CPU)")
     assert rule.power_words([rule.decide([0.5], [0.4], BELOW_MINUS_002,
                                          stats.ACCURACY)]) == "no test"
+
+
+def test_a_stopped_decision_names_its_stop_and_no_seeds():
+    """A caller's stop (a guard) withholds the verdict however far the interval lies, and
+    neither the words nor the power cell offer seeds that would decide it."""
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(0.5, 0.02, 10), rng.normal(0.9, 0.02, 10)
+    stopped = rule.decide(a, b, BELOW_MINUS_002, stats.ACCURACY, stopped="still rising")
+    assert (stopped.verdict, stopped.stopped, stopped.why) == (
+        rule.INCONCLUSIVE, True, "still rising")
+    assert "seeds an arm would decide" not in stopped.words()
+    assert rule.power_words([stopped]).endswith("stopped (a floor, a ceiling or a guard: "
+                                                "the row says which)")
+    assert not rule.decide(a, b, BELOW_MINUS_002, stats.ACCURACY).stopped
+    # a level and its threshold both under the rule's floor: no direction
+    low = rule.decide_level([0.02, 0.03, 0.025], rule.Claim(0.01, rule.ABOVE), stats.ACCURACY)
+    assert low.stopped and low.verdict == rule.INCONCLUSIVE

@@ -64,6 +64,7 @@ class Decision:
     why: str  # which end of the interval decided it, or what stops a decision
     detectable: float | None  # smallest |true d − threshold| decided at 80% power
     seeds_to_decide: int | None  # seeds an arm that would decide the observed d
+    stopped: bool = False  # a floor, a ceiling or a guard withholds the verdict: no seeds can
 
     def words(self, digits: int = 3) -> str:
         """'d = +0.041 [+0.012, +0.070] (12 seeds an arm): reproduced; detects 0.030 at
@@ -76,7 +77,7 @@ class Decision:
         if self.detectable is not None:
             text += f"; the design detects {self.detectable:.{digits}f} at 80% power"
         if (self.verdict == INCONCLUSIVE and self.seeds_to_decide is not None
-                and self.why.startswith("the interval holds")):  # not a floor or a stop
+                and not self.stopped):
             text += f"; about {self.seeds_to_decide} seeds an arm would decide the observed d"
         return text
 
@@ -105,15 +106,15 @@ def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
         verdict, why = NOT_REPRODUCED, f"the interval rules out {claim.threshold:+g}"
     else:
         verdict, why = INCONCLUSIVE, f"the interval holds {claim.threshold:+g}"
-    return Decision(verdict, interval, se, dof, seeds, why, detectable, needed)
+    return Decision(verdict, interval, se, dof, seeds, why, detectable, needed, bool(stopped))
 
 
 def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
-           level: float = stats.LEVEL) -> Decision:
+           level: float = stats.LEVEL, stopped: str = "") -> Decision:
     """d = mean(a) − mean(b) over seeds (Welch), decided against ``claim`` on its
     (1 − ``level``) interval (a rule correcting over a family passes a smaller level).
     No verdict where both arms' means are under ``rule.floor`` or at or above
-    ``ceiling``."""
+    ``ceiling``, or where the caller names another ``stopped`` reason (a guard)."""
     x, y = stats.finite(a), stats.finite(b)
     seeds = min(len(x), len(y))
     interval = stats.difference_interval(x, y, level)
@@ -123,7 +124,6 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
                         "under 2 seeds on a side: no test", None, None)
     se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
     means = (float(x.mean()), float(y.mean()))
-    stopped = ""
     if rule.floor is not None and max(means) < rule.floor:
         stopped = f"both arms under the floor {rule.floor:g}"
     elif ceiling is not None and min(means) >= ceiling:
@@ -131,16 +131,20 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
     return decide_interval(interval, se, test.dof, seeds, claim, stopped)
 
 
-def decide_level(values, claim: Claim) -> Decision:
+def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decision:
     """One arm's mean over seeds (its t interval) against ``claim``'s threshold, for a
-    claim about a level (e.g. "keeps at least half its accuracy")."""
+    claim about a level (e.g. "keeps at least half its accuracy"). With ``rule``, no
+    verdict where the mean and the threshold are both under its floor."""
     x = stats.finite(values)
     interval = stats.t_interval(x)
     if interval.low is None:
         return Decision(INCONCLUSIVE, None, None, None, len(x),
                         "under 2 seeds: no interval", None, None)
     se = float(x.std(ddof=1) / math.sqrt(len(x)))
-    return decide_interval(interval, se, len(x) - 1, len(x), claim)
+    floor = rule.floor if rule is not None else None
+    stopped = (f"the level and its threshold under the floor {floor:g}"
+               if floor is not None and max(claim.threshold, interval.mean) < floor else "")
+    return decide_interval(interval, se, len(x) - 1, len(x), claim, stopped)
 
 
 def all_of(decisions: list[Decision]) -> str:
@@ -181,7 +185,7 @@ def power_words(decisions: list[Decision], member_seconds: float | None = None,
         return f"detects {max(d.detectable for d in tested):.3g}"
     weakest = max(undecided, key=lambda d: (d.seeds_to_decide or math.inf))
     text = f"detects {weakest.detectable:.3g}"
-    if not weakest.why.startswith("the interval holds"):  # a floor, a ceiling, a guard
+    if weakest.stopped:
         return text + "; stopped (a floor, a ceiling or a guard: the row says which)"
     if weakest.seeds_to_decide is None:
         return text + "; d sits on the threshold"

@@ -273,7 +273,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
                         f"({rule.min_effect:g} BLEU) by {rule.min_effect - test['high']:.2f} "
                         f"BLEU" + (", and Luong's gap scaled here by far" if scaled else "")
                         + ": 'not reproduced' says no such lead in this regime (a small "
-                        "BiLSTM, a recipe tuned with concat, 3 seeds), not "
+                        f"BiLSTM, a recipe tuned with concat, {len(SEEDS)} seeds), not "
                         "that the other function is better" + _seeds_df(pair)
                         + ". The one decision rule was adopted after these runs, so the "
                         "verdict is provisional until fresh seeds decide it")

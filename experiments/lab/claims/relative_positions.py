@@ -8,7 +8,6 @@ The rows were decided on length_generalization's 5 seeds before issue 73; they m
 to 10 seeds an arm with NoPE ruled (results/relative_positions/README.md, "Decision log").
 """
 
-import dataclasses
 from pathlib import Path
 
 from attention_research.metric_names import eval_key, length_range
@@ -72,8 +71,8 @@ CAVEATS = {
 }
 BY_CONSTRUCTION = (
     "The sinusoidal contrast holds largely by construction: every scored token sits at an "
-    "absolute position no sinusoidal model saw in training, and NoPE, which has no "
-    "position code, clears it too")
+    "absolute position no sinusoidal model saw in training; the causal mask alone, by "
+    "the same rule")
 NOPE_WORDS = {rule.REPRODUCED: "more than the causal mask on both tasks",
               rule.NOT_REPRODUCED: "not more than the causal mask on at least one task",
               rule.INCONCLUSIVE: "undecided against the causal mask"}
@@ -83,7 +82,7 @@ CONTROL = "length_generalization_replication"  # holds the unclipped relative co
 
 
 def _kept(level: rule.Decision) -> str:
-    return "at the floor" if "floor" in level.why else KEPT[level.verdict]
+    return "at the floor" if level.stopped else KEPT[level.verdict]
 
 
 def _interval(decision: rule.Decision) -> str:
@@ -166,11 +165,7 @@ def _decide(beyond, seen, scheme: str) -> dict:
     for task in TASKS:
         values = beyond[scheme, task]
         half = stats.finite(seen[scheme, task]).mean() / 2
-        level = rule.decide_level(values, rule.Claim(half, rule.ABOVE))
-        floor = stats.ACCURACY.floor
-        if level.interval is not None and max(half, level.interval.mean) < floor:
-            level = dataclasses.replace(level, verdict=rule.INCONCLUSIVE,
-                                        why=f"the level and its half under the floor {floor:g}")
+        level = rule.decide_level(values, rule.Claim(half, rule.ABOVE), stats.ACCURACY)
         out["tasks"][task] = {
             "half": half,
             "level": level,
@@ -204,7 +199,7 @@ def _leave_one_out(values, seen) -> int:
                == rule.REPRODUCED for i in range(len(values)))
 
 
-def _unfitted(f, beyond, seen, finals, scheme: str, task: str) -> str:
+def _unfitted(beyond, seen, finals, scheme: str, task: str) -> str:
     """The seeds of NoPE that did not fit the seen lengths (seen accuracy under FITTED),
     and the NoPE contrast without them: what the mask's answer rests on."""
     keep = [i for i, a in enumerate(seen["nope", task]) if a >= FITTED]
@@ -241,17 +236,23 @@ def _control(f, results) -> str:
             f"{lg.REVISED_SEEDS[-1]}, the same statistic, read by no rule): " + "; ".join(parts))
 
 
-def _nope_replicated(f, results, scheme: str) -> str:
-    """On the first run's record, the replication's answer on NoPE, once it is complete
-    (the rule's 'replicated' reads the verdict alone; this says whether the NoPE answer
-    repeats too)."""
+def _fresh_arms(f, results) -> tuple[dict, dict] | None:
+    """On the first run's record, the complete replication's (STATISTIC, seen accuracy)
+    per (scheme, task), else None."""
     fresh = Path(results).parent / f"{Path(results).name}_replication"
     if Path(results).name.endswith("_replication") or not fresh.is_dir():
-        return ""
+        return None
     beyond, seen, _ = _arms(f, fresh)
-    if min(len(v) for v in beyond.values()) < PER_ARM:
+    return (beyond, seen) if min(len(v) for v in beyond.values()) >= PER_ARM else None
+
+
+def _nope_replicated(fresh, scheme: str) -> str:
+    """The replication's answer on NoPE (``fresh``: ``_fresh_arms``; the rule's
+    'replicated' reads the verdict alone; this says whether the NoPE answer repeats
+    too)."""
+    if fresh is None:
         return ""
-    decided = _decide(beyond, seen, scheme)
+    decided = _decide(*fresh, scheme)
     sides = ", ".join(f"{task} {_side(decided['tasks'][task]['nope 95'])}" for task in TASKS)
     return (f" (seeds {REPLICATION_SEEDS[0]}-{REPLICATION_SEEDS[-1]}: "
             f"{NOPE_WORDS[decided['nope']]}; {sides})")
@@ -274,10 +275,12 @@ def findings(results):
         f"{task}: " + ", ".join(f"{scheme} {cell(beyond[scheme, task])} (seen "
                                 f"{cell(seen[scheme, task])})" for scheme in SCHEMES)
         for task in TASKS)
-    mask = rule.decide  # NoPE - sinusoidal: what the mask alone clears
-    cleared = "; ".join(
-        f"{task} NoPE - sinusoidal {_interval(mask(beyond['nope', task], beyond['sinusoidal', task], ABOVE, stats.ACCURACY))}"
-        for task in TASKS)
+    # What the causal mask alone clears of the sinusoidal contrast, by the same rule.
+    mask = {task: rule.decide(beyond["nope", task], beyond["sinusoidal", task], ABOVE,
+                              stats.ACCURACY) for task in TASKS}
+    cleared = "; ".join(f"{task} NoPE - sinusoidal {_interval(d)}: {d.verdict}"
+                        for task, d in mask.items())
+    fresh = _fresh_arms(f, results)
     out = []
     for key in REPLICATED:
         scheme = SCHEME_OF[key]
@@ -296,14 +299,14 @@ def findings(results):
                 + (f" (the design detects {against_nope.detectable:.3f} at 80% power; about "
                    f"{against_nope.seeds_to_decide} seeds an arm would decide the observed d)"
                    if against_nope.verdict == rule.INCONCLUSIVE else "")
-                + _unfitted(f, beyond, seen, finals, scheme, task))
+                + _unfitted(beyond, seen, finals, scheme, task))
             beside.append(f"{task}: " + ", ".join(
                 f"{name} {cell([read(m) for m in finals[scheme, task]])}"
                 + (f" (NoPE {cell([read(m) for m in finals['nope', task]])})"
                    if name == "greedy sequence accuracy" else "")
                 for name, read in BESIDE.items()))
         nope = (f"Against NoPE, by the rule: {NOPE_WORDS[decided['nope']]}"
-                + _nope_replicated(f, results, scheme))
+                + _nope_replicated(fresh, scheme))
         out.append(f.Finding(
             key, TITLES[key], PAPERS[key],
             f"decoder-only Transformer (4 layers, 4 heads) trained on lengths 1-20, "
@@ -316,8 +319,8 @@ def findings(results):
             + (_control(f, results) if scheme == "relative" else ""),
             decided["verdict"],
             f"{RULES[key]} (the lab's one decision rule: {rule.WORDS}). {CAVEATS[key]}. "
-            "Decided on length_generalization's 5 seeds until issue 73, where copy passed by "
-            "0.018 and one seed carried the mean; this sweep's 10 seeds an arm, NoPE ruled, "
+            "Decided on length_generalization's 5 seeds until issue 73, where an audit found "
+            "copy's pass rested on one seed; this sweep's 10 seeds an arm, NoPE ruled, "
             "replace them",
             f"results/relative_positions/plots/token_acc_by_position_"
             f"{'reverse' if scheme == 'relative' else 'copy'}.png",
