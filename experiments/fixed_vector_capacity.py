@@ -24,7 +24,9 @@ direction; inconclusive otherwise.
 Cost: not yet recorded; fixed_vector's record trained the same 4 models at 3 seeds in
 6,693 s (cpu), so about 11,000 s at 5 seeds; the replication the same.
 
-Result: pending (results/fixed_vector_capacity/, issue 73).
+Result: pending (results/fixed_vector_capacity/, issue 73). Its claims
+(experiments/lab/claims/fixed_vector_capacity.py) take over fixed_vector's row
+"fixed-vector-not-capacity" on experiments/FINDINGS.md once every member is recorded.
 """
 
 from attention_research.running import sweeps

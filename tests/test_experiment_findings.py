@@ -398,6 +398,66 @@ def test_fixed_vector_waits_for_every_member(tmp_path):
         "fixed-vector-not-capacity": "pending"}
 
 
+# --- fixed_vector_capacity ---------------------------------------------------------
+
+def _capacity_record(results, kept, seeds, short=None):
+    """kept: {(score, hidden): the length each keeps (± a seed's 2 lengths)}; short:
+    {(score, hidden): its accuracy on the lengths it keeps} (1.0 where not given)."""
+    fc = EXPERIMENTS["fixed_vector_capacity"]
+    from attention_research.running import sweeps
+    for model in fc.MODELS:
+        key = (model[fc.SCORE], model[fc.HIDDEN])
+        level = (short or {}).get(key, 1.0)
+        for seed in seeds:
+            keeps = min(kept[key] + seed % 5 - 2, 50)
+            by_length = {str(n): level if n <= keeps else 0.1 * level for n in range(1, 51)}
+            summary = {"status": "finished", "members": [{"seq_acc_by_length": by_length}]}
+            _write_member(results, sweeps.member_name(model), seed, "summary.json",
+                          json.dumps(summary))
+
+
+@pytest.mark.parametrize("kept, short, verdict, capacity", [
+    # attention keeps 40 lengths, the fixed vector at 256 17: reproduced; at 64 12: helps
+    ({("none", 64): 12, ("none", 128): 15, ("none", 256): 17, ("additive", 64): 40}, None,
+     "reproduced", "helps"),
+    # attention only 2 lengths beyond none at 256: +5 ruled out; none shrinks with size
+    ({("none", 64): 20, ("none", 128): 18, ("none", 256): 17, ("additive", 64): 19}, None,
+     "not reproduced", "does not help"),
+    # none at 256 does not fit its short sources: no length to keep, no verdict
+    ({("none", 64): 12, ("none", 128): 15, ("none", 256): 17, ("additive", 64): 40},
+     {("none", 256): 0.3}, "inconclusive", "helps"),
+])
+def test_fixed_vector_capacity_follows_its_rule(tmp_path, kept, short, verdict, capacity):
+    fc = EXPERIMENTS["fixed_vector_capacity"]
+    record = tmp_path / "fixed_vector_capacity"
+    _capacity_record(record, kept, fc.SEEDS[:4], short)
+    assert fc.findings(record) == []  # until complete, fixed_vector's row stands
+    assert not fc.supersedes(record)
+    _capacity_record(record, kept, fc.SEEDS, short)
+    assert fc.supersedes(record)
+    (row,) = fc.findings(record)
+    assert row.verdict == verdict
+    assert f": {capacity}." in row.ours
+    if short:
+        assert "does not fit its short sources" in row.ours
+    # the statistic: a curve that halves after its 17th length keeps 17
+    assert fc.kept_length({str(n): 0.8 if n <= 17 else 0.3 for n in range(1, 51)}) == 17
+    # fixed_vector gives its row up to it
+    _fixed_vector_record(tmp_path / "fixed_vector", {("none", 64): 0.0, ("none", 128): 0.0,
+                                                     ("none", 256): 0.0, ("additive", 64): 0.8})
+    assert EXPERIMENTS["fixed_vector"].findings(tmp_path / "fixed_vector") == []
+
+
+def test_fixed_vector_capacity_replication_waits_and_names_its_seeds(tmp_path):
+    fc = EXPERIMENTS["fixed_vector_capacity"]
+    again = tmp_path / "fixed_vector_capacity_replication"
+    _capacity_record(again, {("none", 64): 12, ("none", 128): 15, ("none", 256): 17,
+                             ("additive", 64): 40}, fc.REPLICATION_SEEDS[:2])
+    (row,) = fc.findings(again)
+    assert row.verdict == "pending" and "8 of 20 members" in row.ours
+    assert fc.replication_seed_words(None)[0] == "seeds 510–514"
+
+
 def test_a_pending_finding_counts_members_recorded_before_the_report(tmp_path):
     # A sweep recorded before it finished has members but no summary.csv: its pending
     # text must not say that none is done.
