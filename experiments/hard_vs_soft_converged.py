@@ -37,7 +37,9 @@ Cost: training wall time summed over cohorts, as each record's summary.md states
 
 Result: results/hard_vs_soft_converged/summary.md; its claims
 (experiments/lab/claims/hard_vs_soft_converged.py) are rows of experiments/FINDINGS.md,
-replacing hard_vs_soft's two Xu rows; the replication (seeds 410-419) is not yet run.
+replacing hard_vs_soft's two Xu rows. The replication (seeds 410-419) has trained its B = 16
+arm alone, which the variance rule reads: 10 members, 1,462 s of training (cpu, one core)
+(results/hard_vs_soft_converged_replication/).
 """
 
 import math

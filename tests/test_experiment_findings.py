@@ -607,6 +607,22 @@ def test_hard_vs_soft_converged_follows_its_rules(tmp_path, accuracy, early, snr
     assert not keys & set(hc.REPLICATED) and "xu-soft-half-trains-the-attention" in keys
 
 
+def test_hard_vs_soft_converged_replication_decides_the_variance_row_on_its_arm(tmp_path):
+    # The variance rule reads the B = 16 arm alone: a replication that trained only it
+    # decides that row, and leaves the accuracy row pending.
+    hc = EXPERIMENTS["hard_vs_soft_converged"]
+    again = tmp_path / "hard_vs_soft_converged_replication"
+    _converged_record(again, {"soft": 0.7, "B = 16": 0.8, "B = 64": 0.8},
+                      hc.REPLICATION_SEEDS, None, 2.0)
+    for arm in ("soft", "B = 64"):
+        for member in (again / "members").glob(f"{hc.NAMES[arm]}_seed-*"):
+            shutil.rmtree(member)
+    found = {f.key: f for f in hc.findings(again)}
+    assert found[hc.ACCURACY_KEY].verdict == "pending"
+    assert found[hc.NOISE_KEY].verdict == "reproduced"
+    assert "B = 64 arm's whole-estimator log ratio not recorded here" in found[hc.NOISE_KEY].ours
+
+
 # --- luong_table6 ------------------------------------------------------------------
 
 def _table6_record(results, location, seeds=range(300, 312), others=0.999):
