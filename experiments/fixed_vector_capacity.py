@@ -21,12 +21,14 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: not yet recorded; fixed_vector's record trained the same 4 models at 3 seeds in
-6,693 s (cpu), so about 11,000 s at 5 seeds; the replication the same.
+Cost: results/fixed_vector_capacity/: 20 members, 7,188 s of training (cpu: one core of
+this project's 2-core CPU a cohort); the replication the same.
 
-Result: pending (results/fixed_vector_capacity/, issue 73). Its claims
+Result: results/fixed_vector_capacity/summary.md. Its claims
 (experiments/lab/claims/fixed_vector_capacity.py) take over fixed_vector's row
-"fixed-vector-not-capacity" on experiments/FINDINGS.md once every member is recorded.
+"fixed-vector-not-capacity" on experiments/FINDINGS.md: reproduced (kept lengths 6.4,
+10.4, 14.2 without attention at hidden 64, 128, 256; 50 of 50 with additive attention at
+64); the replication (seeds 510-514) is pending.
 """
 
 from attention_research.running import sweeps
