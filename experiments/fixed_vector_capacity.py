@@ -21,8 +21,8 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: results/fixed_vector_capacity/: 20 members, 7,188 s of training (cpu: one core of
-this project's 2-core CPU a cohort); the replication the same.
+Cost: results/fixed_vector_capacity/: 20 members, 7,188 s (cpu), one core of this
+project's 2-core CPU a cohort; the replication the same.
 
 Result: results/fixed_vector_capacity/summary.md. Its claims
 (experiments/lab/claims/fixed_vector_capacity.py) take over fixed_vector's row
