@@ -15,6 +15,8 @@ inside functions too). docs/extending.md says what each module holds.
   config checks and the loop.
 * ``running``: work directories, checkpoints, locks, preemption, config files, sweeps.
 * ``reports``: statistics over seeds, tables and figures.
+* ``use``: a trained model on inputs of one's own: predict, attention, evaluate
+  (``python -m attention_research.use``; ``load`` below).
 * ``api``: training and sweeps with their figures and reports handed in (what
   ``launch.py`` runs).
 
@@ -22,6 +24,13 @@ The lab (``experiments/``) sits on top: it imports the package, never the revers
 """
 
 __version__ = "0.1.0"
+
+
+def load(workdir, member=None, step=None):
+    """A trained run, for a notebook: ``attention_research.use.trained.load``
+    (docs/using.md). Imported when called: importing the package stays light."""
+    from attention_research.use.trained import load as load_run
+    return load_run(workdir, member, step)
 
 # Each layer: its name and the top-level modules and folders of the package it holds.
 LAYERS = (
@@ -33,5 +42,6 @@ LAYERS = (
     ("training", ("training",)),
     ("running", ("running",)),
     ("reports", ("reports",)),
+    ("use", ("use",)),
     ("api", ("api",)),
 )

@@ -35,6 +35,12 @@ def require(condition, message: str):
         raise ConfigError(message)
 
 
+class InputError(ValueError):
+    """An input a trained model cannot take (a symbol outside its vocabulary, a source
+    longer than it was built for, an empty line), or a file of inputs that cannot be
+    read: named with what is wrong and what it accepts."""
+
+
 class RunError(RuntimeError):
     """A problem with a run that its user can act on (a locked or unwritable work
     directory, a damaged checkpoint, a non-finite loss, missing data). ``launch.py``
@@ -74,7 +80,7 @@ def explain(error: BaseException) -> str:
     """One line for the user: what went wrong, and what to do. An error of this
     package says it itself; an OS error is named with its path and advice; anything
     else (a bug, most likely) is named by its type, with a pointer to --verbose."""
-    if isinstance(error, (ConfigError, RunError)):
+    if isinstance(error, (ConfigError, InputError, RunError)):
         return str(error)
     if isinstance(error, OSError) and error.errno is None and error.args:
         return str(error)  # a message of ours, e.g. how to get a missing dataset

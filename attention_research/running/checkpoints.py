@@ -117,12 +117,16 @@ def _inspect(state):
 
 
 class Checkpoints:
-    def __init__(self, directory, max_to_keep: int = 2, regular=lambda step: True):
+    def __init__(self, directory, max_to_keep: int = 2, regular=lambda step: True,
+                 read_only: bool = False):
+        """``read_only``: for reading a trained run (attention_research/use/): nothing is
+        created, saved or deleted."""
         self.directory = Path(directory).absolute()
         self.regular = regular  # step -> whether it is one of the run's regular saves
         self.manager = ocp.CheckpointManager(
             self.directory, options=ocp.CheckpointManagerOptions(
-                max_to_keep=max_to_keep, create=True, enable_async_checkpointing=True))
+                max_to_keep=None if read_only else max_to_keep, create=not read_only,
+                read_only=read_only, enable_async_checkpointing=not read_only))
         self._pending = None  # the step of a save that may still be running
 
     def latest_step(self):

@@ -62,6 +62,22 @@ class Task(Protocol):
 
     def host_batches(self, first_call: int, placement) -> Iterator[Batch]: ...
 
+    # Using a trained model on inputs of one's own (attention_research/use/): one line
+    # of input as source tokens, output tokens as text, one token as a label.
+    def encode(self, text: str):
+        """One input line -> its source tokens (int32 array, no EOS); raises
+        ``errors.InputError`` naming what the vocabulary cannot hold."""
+
+    def decode(self, tokens) -> str:
+        """Output tokens (up to EOS; PAD ignored) -> their text."""
+
+    def label(self, token: int) -> str:
+        """One token's text on a heat map's axis (a symbol, a subword piece)."""
+
+    def output_length(self, source_width: int) -> int:
+        """The most output steps decoded for sources of ``source_width`` tokens, as the
+        task's own evaluation decodes them."""
+
     def alignment_targets(self, batch: Batch):
         """[B, T]: the source position each target step should attend to, -1 where
         none (EOS, padding); None where the task knows no alignment."""

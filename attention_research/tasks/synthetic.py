@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from attention_research.data import BOS, EOS, NUM_SPECIAL, PAD, Batch
-from attention_research.errors import require
+from attention_research.errors import InputError, require
 from attention_research.metric_names import eval_key, length_range
 
 
@@ -221,6 +221,43 @@ class SymbolTask:
         real = (batch.source != PAD)[:, None, :]
         same = batch.source[:, None, :] == batch.targets[:, :, None]
         return same & real & (positions >= 0)[:, :, None]
+
+    # Inputs of one's own (attention_research/use/) ---------------------------------
+
+    def encode(self, text: str) -> np.ndarray:
+        """'3 14 15 9' (symbols by their index from 0, as the heat maps name them,
+        separated by spaces or commas) -> source tokens."""
+        count = self.config.task.num_symbols
+        words = text.replace(",", " ").split()
+        if not words:
+            raise InputError(f"an empty input: give {self.name} a sequence of symbols "
+                             f"0-{count - 1} separated by spaces, e.g. '3 1 4 1 5'")
+        bad = [w for w in words if not (w.isdigit() and int(w) < count)]
+        if bad:
+            raise InputError(f"{', '.join(map(repr, dict.fromkeys(bad)))} in {text!r} "
+                             f"{'is not a symbol' if len(set(bad)) == 1 else 'are not symbols'} "
+                             f"of this run: its symbols are 0-{count - 1} (task.num_symbols="
+                             f"{count}), separated by spaces")
+        return np.asarray([int(w) + NUM_SPECIAL for w in words], np.int32)
+
+    def decode(self, tokens) -> str:
+        """Output tokens up to EOS -> '9 15 14 3'."""
+        shown = []
+        for token in map(int, tokens):
+            if token == EOS:
+                break
+            if token != PAD:
+                shown.append(self.label(token))
+        return " ".join(shown)
+
+    @staticmethod
+    def output_length(source_width: int) -> int:
+        return source_width + 1  # a target is its source's symbols and EOS
+
+    @staticmethod
+    def label(token: int) -> str:
+        return {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}.get(int(token),
+                                                           str(int(token) - NUM_SPECIAL))
 
     # The held-out set, as evaluations read it -------------------------------------
 

@@ -98,6 +98,16 @@ def beam_search(model, params, source, max_length: int, beam_size: int = 4,
     Returns tokens [B, max_length] (PAD after EOS), the attention weights of each
     output step [B, max_length, S], and the normalised scores [B].
     """
+    tokens, weights, scores = beam_hypotheses(model, params, source, max_length, beam_size,
+                                              alpha, beta)
+    return tokens[:, 0], weights[:, 0], scores[:, 0]
+
+
+def beam_hypotheses(model, params, source, max_length: int, beam_size: int = 4,
+                    alpha: float = 0.6, beta: float = 0.0):
+    """``beam_search``'s ``beam_size`` finished hypotheses of each source, best first (an
+    n-best list): tokens [B, K, max_length], weights [B, K, max_length, S], scores [B, K]
+    (a slot no hypothesis reached scores about -1e9)."""
     batch, source_length = source.shape
     k = beam_size
     variables = {"params": params}
@@ -172,4 +182,4 @@ def beam_search(model, params, source, max_length: int, beam_size: int = 4,
              jnp.full((batch, k), neg_inf), empty_tokens, empty_weights)
     *_, finished_scores, finished_tokens, finished_weights = jax.lax.while_loop(
         not_finished, advance, start)
-    return finished_tokens[:, 0], finished_weights[:, 0], finished_scores[:, 0]
+    return finished_tokens, finished_weights, finished_scores

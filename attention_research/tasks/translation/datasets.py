@@ -1,5 +1,6 @@
-"""Translation corpora through TFDS: the built-in ``multi30k`` and ``ding_de_en``, or any
-TFDS translation dataset by name (``wmt14_translate/de-en``, ``ted_hrlr_translate/pt_to_en``, …).
+"""Translation corpora: the built-in ``multi30k`` and ``ding_de_en``, any TFDS
+translation dataset by name (``wmt14_translate/de-en``, ``ted_hrlr_translate/pt_to_en``, …),
+or a researcher's own plain parallel text (``plain_text``: ``plain_text.py``).
 
 Every corpus is prepared once as ``array_record`` and read with random access
 (``as_data_source``), which needs no TensorFlow. Building a catalog dataset such as
@@ -19,11 +20,12 @@ import tensorflow_datasets as tfds
 from attention_research.errors import ConfigError
 
 # Importing a builder registers it with TFDS.
-from attention_research.tasks.translation import ding_de_en, multi30k
+from attention_research.tasks.translation import ding_de_en, multi30k, plain_text
 
 SPLITS = ("train", "validation", "test")
 # The built-in corpora, which read their files from ``task.data_path`` when given.
-BUILT_IN = {"multi30k": "a folder of its raw .gz files", "ding_de_en": "the Ding file"}
+BUILT_IN = {"multi30k": "a folder of its raw .gz files", "ding_de_en": "the Ding file",
+            plain_text.NAME: "a folder of train.<language> files or of train.tsv, or a .tsv"}
 # Corpora whose texts may not be committed into the project (their licences): a record
 # keeps a member's hypotheses and each sentence's scoring statistics, never the sources
 # or references (record.py; metrics.SENTENCE_COLUMNS).
@@ -40,6 +42,7 @@ class Corpus:
     target_language: str
     splits: dict  # split name -> random-access source of {language: text} records
     data_dir: Path  # where the prepared files are (the subword model is cached here)
+    note: str = ""  # what a user should know of how it was read (plain_text's carved splits)
 
     def pair(self, split: str, index: int) -> tuple[str, str]:
         record = self.splits[split][index]
@@ -63,6 +66,8 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
     languages default to the dataset's supervised keys (source, target). Unknown names,
     languages and splits are refused with the valid choices.
     """
+    if name == plain_text.NAME:
+        return _plain_text(data_dir, data_path, source_language, target_language, splits)
     kwargs = {"data_dir": data_dir, "file_format": "array_record"}
     if name in BUILT_IN:
         kwargs["source_path"] = data_path or None
@@ -95,6 +100,30 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
                   Path(builder.data_dir))
 
 
+def _plain_text(data_dir, data_path, source_language, target_language, splits) -> Corpus:
+    """One's own parallel text (plain_text.py), read whole; its subword model is cached
+    under ``<data_dir>/plain_text/<folder or file name>-<digest of the pairs>``."""
+    if not (data_path and source_language and target_language):
+        raise ConfigError("task.dataset=plain_text needs task.data_path (a folder of "
+                          "train.<language> files or of train.tsv, or a .tsv file) and the "
+                          "languages, task.source_language and task.target_language")
+    found, carved = plain_text.carve(plain_text.find_splits(data_path, source_language,
+                                                            target_language))
+    missing = [split for split in splits if split not in found]
+    if missing:
+        raise ConfigError(f"{data_path} has no split(s) {', '.join(missing)}; it has "
+                          f"{', '.join(sorted(found))}")
+    digest = plain_text.digest(found, source_language, target_language)
+    cache = Path(data_dir or tfds.core.constants.DATA_DIR) / plain_text.NAME / \
+        f"{Path(data_path).expanduser().resolve().name}-{digest}"
+    return Corpus(plain_text.NAME, source_language, target_language,
+                  plain_text.records({s: found[s] for s in splits}, source_language,
+                                     target_language), cache,
+                  note=(f"{' and '.join(carved)} carved from the training pairs "
+                        f"({len(found[carved[0]][0])} each, seed {plain_text.CARVE_SEED})"
+                        if carved else ""))
+
+
 def _prepared(builder) -> bool:
     return (Path(builder.data_dir) / "dataset_info.json").is_file()
 
@@ -119,4 +148,4 @@ def _prepare_once(builder, rebuild):
 
 
 __all__ = ["BUILT_IN", "Corpus", "NOT_REDISTRIBUTED", "SPLITS", "as_text", "ding_de_en",
-           "load", "multi30k"]
+           "load", "multi30k", "plain_text"]

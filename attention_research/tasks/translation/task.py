@@ -14,13 +14,14 @@ decoded with beam search and scored with sacrebleu at the end), and
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 import numpy as np
 
-from attention_research.data import EOS, PAD, Batch
-from attention_research.errors import require
+from attention_research.data import BOS, EOS, PAD, Batch
+from attention_research.errors import InputError, require
 from attention_research.metric_names import eval_key
-from attention_research.tasks.translation import datasets, pipeline, subwords
+from attention_research.tasks.translation import datasets, pipeline, plain_text, subwords
 
 
 # The length fields of each built-in corpus: training bucket widths (pieces of a
@@ -93,10 +94,30 @@ def _prepared(dataset, data_dir, data_path, source_language, target_language, ev
     train_texts = (text for language in (corpus.source_language, corpus.target_language)
                    for text in corpus.texts("train", language))
     processor = subwords.train_or_load(train_texts, corpus.data_dir, vocab_size)
-    splits = {name: pipeline.tokenize(corpus, name, processor) for name in corpus.splits}
-    splits = {name: split if name == "train" else split.head(eval_sentences)
-              for name, split in splits.items()}
-    return corpus, processor, splits
+    return corpus, processor, TokenizedSplits(corpus, processor, eval_sentences)
+
+
+class TokenizedSplits(Mapping):
+    """{split name: pipeline.TokenizedSplit}, each split encoded when first read: a
+    trained model used on a sentence of one's own (attention_research/use/) needs the
+    subword model, not Multi30k's 29,000 training pairs encoded (5-20 s on a CPU).
+    The held-out splits keep their first ``eval_sentences`` pairs (0: all)."""
+
+    def __init__(self, corpus, processor, eval_sentences: int):
+        self.corpus, self.processor, self.eval_sentences = corpus, processor, eval_sentences
+        self._encoded = {}
+
+    def __getitem__(self, name):
+        if name not in self._encoded:
+            split = pipeline.tokenize(self.corpus, name, self.processor)  # KeyError if none
+            self._encoded[name] = split if name == "train" else split.head(self.eval_sentences)
+        return self._encoded[name]
+
+    def __iter__(self):
+        return iter(self.corpus.splits)
+
+    def __len__(self):
+        return len(self.corpus.splits)
 
 
 class Translation:
@@ -109,10 +130,10 @@ class Translation:
     def configure(cls, config):
         """The task's fields, and run defaults sized for Multi30k on a CPU."""
         task = config.task
-        task.dataset = "multi30k"  # multi30k, ding_de_en, or any TFDS translation dataset (wmt14_translate/de-en)
+        task.dataset = "multi30k"  # multi30k, ding_de_en, plain_text (your own files: task.data_path), or any TFDS translation dataset (wmt14_translate/de-en)
         task.data_dir = ""  # TFDS data directory ('': TFDS's default, ~/tensorflow_datasets)
-        task.data_path = ""  # a built-in corpus's files (multi30k: a folder of its .gz files; ding_de_en: its file); '': manual dir or download
-        task.source_language = ""  # '': the dataset's supervised keys (multi30k, ding_de_en: de -> en)
+        task.data_path = ""  # a built-in corpus's files (multi30k: a folder of its .gz files; ding_de_en: its file; plain_text: a folder of train.<language> files or of train.tsv, or a .tsv); '': manual dir or download
+        task.source_language = ""  # '': the dataset's supervised keys (multi30k, ding_de_en: de -> en); plain_text: required, its files' suffix
         task.target_language = ""
         task.vocab_size = 2000  # SentencePiece pieces, one model for both languages (the recipe sets it)
         task.length_buckets = (16, 24, 32, 48)  # training batch widths (pieces); longer pairs skipped (use_corpus sets them)
@@ -172,6 +193,15 @@ class Translation:
     @classmethod
     def validate(cls, config):
         task = config.task
+        if task.dataset == plain_text.NAME:
+            require(bool(task.data_path) and bool(task.source_language)
+                    and bool(task.target_language)
+                    and task.source_language != task.target_language,
+                    "task.dataset=plain_text needs task.data_path (a folder of "
+                    "train.<language> files or of train.tsv, or a .tsv file) and two "
+                    "different languages, task.source_language and task.target_language "
+                    f"(got {task.data_path!r}, {task.source_language!r}, "
+                    f"{task.target_language!r})")
         require(task.vocab_size >= 16, f"task.vocab_size must be >= 16, got {task.vocab_size}")
         require(task.eval_sentences >= 0,
                 f"task.eval_sentences must be >= 0 (0: every pair), got {task.eval_sentences}")
@@ -239,30 +269,44 @@ class Translation:
             task.dataset, task.data_dir, task.data_path, task.source_language,
             task.target_language, task.eval_split, task.vocab_size, task.eval_sentences,
             tuple(task.also_translate))
+        self.corpus = corpus
         self.vocab_size = self.processor.get_piece_size()
         # The model writes normalised text ("..." for "…"); its outputs get the training
         # targets' own characters back before they are scored (subwords.restoration).
-        self.restoring = subwords.restoration(self.splits["train"].target_texts)
-        self.references = {name: split.target_texts for name, split in self.splits.items()
-                           if name != "train"}
-        sampler = (subwords.SubwordSampler(self.processor, task.subword_alpha,
-                                           task.subword_nbest)
-                   if task.subword_alpha > 0 else None)
-        self.batches = pipeline.TrainBatches(
-            self.splits["train"], task.length_buckets, config.train.batch_size,
-            config.train.steps_per_call, task.data_seed, self.seeds,
-            batch_tokens=task.batch_tokens, row_multiple=config.mesh.data, sampler=sampler)
+        self.restoring = subwords.restoration(corpus.texts("train", corpus.target_language))
         # Evaluation batches take the training widths plus one for the longest sentences.
         self.eval_widths = sorted({*task.length_buckets, task.eval_max_length})
         if verbose:
             print(f"{corpus.name} {corpus.source_language}->{corpus.target_language}: "
                   + ", ".join(f"{n} {len(s)}" for n, s in self.splits.items())
                   + f" pairs; {self.vocab_size} subword pieces; {self.batches.skipped} training "
-                  f"pairs longer than {task.length_buckets[-1]} pieces left out")
+                  f"pairs longer than {task.length_buckets[-1]} pieces left out"
+                  + (f"; {corpus.note}" if corpus.note else ""))
+
+    @functools.cached_property
+    def references(self) -> dict:
+        """{held-out split: its reference texts}."""
+        return {name: self.splits[name].target_texts for name in self.splits if name != "train"}
+
+    @functools.cached_property
+    def batches(self) -> pipeline.TrainBatches:
+        """The training stream (made when training first asks for it)."""
+        task = self.config.task
+        sampler = (subwords.SubwordSampler(self.processor, task.subword_alpha,
+                                           task.subword_nbest)
+                   if task.subword_alpha > 0 else None)
+        return pipeline.TrainBatches(
+            self.splits["train"], task.length_buckets, self.config.train.batch_size,
+            self.config.train.steps_per_call, task.data_seed, self.seeds,
+            batch_tokens=task.batch_tokens, row_multiple=self.config.mesh.data, sampler=sampler)
 
     def example_batch(self) -> Batch:
-        split = self.splits["train"]
-        return pipeline.collate(split.sources[:1], split.targets[:1], self.batches.boundaries[0])
+        """The first training pair, encoded as the training split encodes it, in the
+        narrowest bucket: what the model is initialised on (its shapes)."""
+        source, target = self.corpus.pair("train", 0)
+        encode = lambda text: np.asarray(self.processor.encode(text), np.int32)  # noqa: E731
+        return pipeline.collate([encode(source)], [encode(target)],
+                                sorted(self.config.task.length_buckets)[0])
 
     def host_batches(self, first_call: int, placement):
         """Every train call's batches from ``first_call`` on, as global arrays: this
@@ -276,6 +320,39 @@ class Translation:
 
     def alignment_targets(self, batch):
         return None  # a translation's alignment is not known
+
+    def encode(self, text: str) -> np.ndarray:
+        """One sentence -> its subword pieces; characters the subword model has no
+        piece for (they would become its unknown piece) are refused, by name."""
+        if not text.strip():
+            raise InputError("an empty input: give one sentence a line")
+        tokens = np.asarray(self.processor.encode(text), np.int32)
+        if np.any(tokens == subwords.UNK):
+            unknown = sorted({c for c in text if not c.isspace()
+                              and subwords.UNK in self.processor.encode(c)})
+            raise InputError(f"{text!r} holds {' '.join(map(repr, unknown)) or 'characters'}"
+                             f", which the run's subword model ({self.vocab_size} pieces, "
+                             f"trained on {self.config.task.dataset}'s training split) "
+                             "cannot encode: remove or replace them")
+        return tokens
+
+    def decode(self, tokens) -> str:
+        return self.detokenize(tokens)
+
+    def tokenized(self, sources, references) -> pipeline.TokenizedSplit:
+        """Parallel texts of one's own (plain_text.read_parallel) as a split, encoded by
+        the run's subword model, to be decoded and scored as the run's own are."""
+        encode = lambda text: np.asarray(self.processor.encode(text), np.int32)  # noqa: E731
+        return pipeline.TokenizedSplit([encode(s) for s in sources],
+                                       [encode(r) for r in references],
+                                       list(sources), list(references))
+
+    def label(self, token: int) -> str:
+        return {PAD: "<pad>", BOS: "<s>", EOS: "</s>"}.get(int(token)) or \
+            self.processor.id_to_piece(int(token))
+
+    def output_length(self, source_width: int) -> int:
+        return min(self.config.task.eval_max_length, 2 * source_width)  # as corpus.py
 
     def detokenize(self, tokens) -> str:
         tokens = [int(t) for t in tokens]

@@ -77,14 +77,19 @@ class CorpusEvaluation:
         weights of the sentences ``indices``: ([M][N] strings, {index: (source, tokens
         per member, weights per member)}). ``alphas`` [M]: each member's length penalty
         (beam search; None: task.length_penalty)."""
-        split, task = self.task.splits[split_name], self.config.task
+        return self.decode_split(params, self.task.splits[split_name], beam, indices, alphas)
+
+    def decode_split(self, params, split, beam: bool, indices=(), alphas=None):
+        """``decode`` of a tokenized split (pipeline.TokenizedSplit): one of the task's,
+        or a user's own files (attention_research/use/)."""
+        task = self.config.task
         decode = self.beam if beam else self.greedy
         outputs = [[""] * len(split) for _ in self.task.seeds]
         wanted, drawn = set(indices), {}
         for rows, batch in pipeline.eval_batches(split, task.eval_batch_size,
                                                  self.task.eval_widths):
             width = batch.source.shape[1]
-            max_length = min(task.eval_max_length, 2 * width)
+            max_length = self.task.output_length(width)
             tokens, weights = jax.device_get(decode(params, batch.source, max_length, alphas)
                                              if beam
                                              else decode(params, batch.source, max_length))

@@ -1,0 +1,3 @@
+from attention_research.use.cli import main
+
+main()
