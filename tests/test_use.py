@@ -2,6 +2,7 @@
 evaluate from a work directory, reading only; the command line; the bad inputs."""
 
 import hashlib
+import shutil
 import json
 
 import numpy as np
@@ -177,3 +178,22 @@ def test_a_translation_run_is_evaluated_exactly_and_on_files(tmp_path):
 def _lines(path, count, text=None):
     path.write_text(text if text is not None else "".join("x\n" for _ in range(count)))
     return path
+
+
+@pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
+                    reason="headless Chromium is not installed")
+def test_the_attention_page_shades_the_source_in_a_browser(copy_run, tmp_path):
+    """The page's script runs in headless Chromium: a link naming example 0's output step
+    1 opens with the source shaded by that step's weights, in both panels."""
+    import re
+    import subprocess
+    run = attention_research.load(copy_run)
+    attended, _ = run.attention(["0 1 2", "4 3"], folder=tmp_path)
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    page = (tmp_path / "attention.html").as_uri() + "#0:1:side%20by%20side"
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--virtual-time-budget=2000", "--dump-dom", page],
+                         capture_output=True, text=True, timeout=120).stdout
+    shaded = [float(w) for w in re.findall(r'<span class="tok" title="([0-9.]+)"', dom)]
+    expected = [*attended[0].maps["weights"][1], *attended[0].maps["implicit"][1]]
+    assert shaded == pytest.approx(expected, abs=1e-3)

@@ -2,7 +2,9 @@
 output tokens; hovering (or tapping) an output token shades the source tokens by that
 step's weights, and a switch shows the explicit weights, the implicit map (gradient ×
 input or integrated gradients, analysis/implicit.py) or both side by side, for the
-same input. No script or style is fetched from anywhere: the page opens offline."""
+same input. No script or style is fetched from anywhere: the page opens offline. A link
+to ``attention.html#0:3`` opens it with example 0's output step 3 shown
+(``#0:3:side by side`` in that mode)."""
 
 from __future__ import annotations
 
@@ -53,7 +55,12 @@ document.querySelectorAll('.out .tok').forEach(tok => {
 });
 document.querySelectorAll('#switch button').forEach(b =>
   b.addEventListener('click', () => show(b.dataset.mode)));
-show(mode);
+// A link may name what to show: #EXAMPLE:STEP[:MODE], e.g. #0:3:side%20by%20side.
+const [example, step, named] = decodeURIComponent(location.hash.slice(1)).split(':');
+show(data.modes.includes(named) ? named : mode);
+const chosen = document.querySelector(
+  `[data-example="${example}"] .out .tok[data-step="${step}"]`);
+if (chosen) { chosen.classList.add('on'); shade(example, +step); }
 """
 
 
