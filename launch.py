@@ -355,7 +355,7 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
         command = shlex.join(["python", Path(sys.argv[0]).name, *sys.argv[1:]])
         finished = run_sweep(config, sweep, workdir, part=part, only=_ONLY.value,
                              command=command, resume_with=resume_with,
-                             adopt_from=adopt_from)
+                             adopt_from=adopt_from, overrides=overridden_fields(sys.argv))
         if finished and jax.process_index() == 0:
             print((Path(workdir) / "summary.md").read_text())
         if _RECORD.value and jax.process_index() == 0:
@@ -369,7 +369,7 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
             raise SystemExit(failure)  # exit status 1, as a failed single run
         return
     summary = train(config, workdir, start_time=START_TIME, resume_with=resume_with,
-                    refinish=_REFINISH.value)
+                    refinish=_REFINISH.value, overrides=overridden_fields(sys.argv))
     for member in summary["members"]:
         wanted = ("seq_acc", "/bleu", "/chrf")
         final = ", ".join(f"{as_column(k)}={v:.4f}"
@@ -386,6 +386,13 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
           ", ".join(f"{k} {v:.0f}" for k, v in memory.items()))
     from attention_research.training.timing import describe
     print(describe(summary["time"]))
+
+
+def overridden_fields(argv) -> list[str]:
+    """The config fields the command line sets: ``--config.train.learning_rate=1e-3`` ->
+    'train.learning_rate'."""
+    return [a[len("--config."):].partition("=")[0] for a in argv[1:]
+            if a.startswith("--config.")]
 
 
 def exit_now(code) -> None:

@@ -12,6 +12,7 @@ from attention_research.running import sweeps
 from attention_research.training.config_checks import ConfigError
 from attention_research.running.names import compared_setting
 from attention_research.api import run_sweep, train, train_cohort
+from attention_research.running.config_changes import ConfigMismatchError
 from attention_research.running.sweep import cohort_checkpoints
 from tests.conftest import tiny_config
 from tests.test_configs import _flat
@@ -185,6 +186,22 @@ def test_a_sweep_reports_and_resumes_without_retraining_finished_members(tmp_pat
                                "_hparams_/session_start_info"]
     assert b"eval/seq_acc/len1-4" in hparams["_hparams_/experiment"]  # a metric column
     assert b"additive" in hparams["_hparams_/session_start_info"]  # its setting
+
+    # Issue 72: with every member's config.json deleted, a rerun under another model
+    # said "finished before, not retrained" and rewrote the report under the new
+    # command. Each cohort's checkpoint now checks its finished members.
+    for saved in (tmp_path / "members").glob("*/config.json"):
+        saved.unlink()
+    other = tiny_config()
+    other.model.hidden_size = 16
+    report = (tmp_path / "summary.md").read_text()
+    with pytest.raises(ConfigMismatchError, match=r"config.json is missing and no checkpoint "
+                                                  r"in .*cohorts/cohort-000-.* records"):
+        run_sweep(other, sweep, tmp_path, progress=False)  # its cohort is another's id
+    assert (tmp_path / "summary.md").read_text() == report
+    assert run_sweep(base, sweep, tmp_path, progress=False)[3]["members"][0]["final"] == \
+        summaries[3]["members"][0]["final"]
+
 
 def test_the_report_reads_the_seen_accuracy_at_a_short_budget_and_tests_it():
     """With a curve grid, the table adds the seen-length accuracy at a third of the run

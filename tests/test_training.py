@@ -251,6 +251,57 @@ def test_the_checkpoint_refuses_another_learning_rate_when_config_json_is_lost(
     assert resumed["members"][0]["final"] == finished_run[1]["members"][0]["final"]
 
 
+@pytest.mark.slow
+def test_a_finished_run_without_config_json_is_checked_by_its_checkpoint(finished_run,
+                                                                         tmp_path):
+    """Issue 72: a finished run whose config.json was deleted, rerun under another rate,
+    said "already finished" with the first run's metrics. Its checkpoint's config refuses
+    it; with that copy gone too, nothing can check it, and it is refused."""
+    from tests.conftest import tiny_config
+    workdir = tmp_path / "run"
+    shutil.copytree(finished_run[0], workdir)
+    (workdir / "config.json").unlink()
+    changed = tiny_config()
+    changed.train.learning_rate = 0.05
+    files = sorted(str(p) for p in workdir.rglob("*"))
+    with pytest.raises(ConfigMismatchError, match=r"another config \(train.learning_rate: "
+                                                  r"was 0.003, now 0.05\)"):
+        train(changed, workdir, progress=False)
+    again = train(tiny_config(), workdir, progress=False)  # "already finished"
+    assert again["members"][0]["final"] == finished_run[1]["members"][0]["final"]
+    for step in ("10", "20"):
+        shutil.rmtree(workdir / "checkpoints" / step / "config")
+    with pytest.raises(ConfigMismatchError, match=r"config.json is missing and no checkpoint "
+                                                  r".* records the config that made them"):
+        train(tiny_config(), workdir, progress=False)
+    assert sorted(str(p) for p in workdir.rglob("*")) == [
+        f for f in files if "/config/" not in f and not f.endswith("/config")]
+
+
+@pytest.mark.slow
+def test_a_resume_with_every_copy_of_its_config_lost_refuses_overrides(finished_run,
+                                                                       tmp_path):
+    """Issue 72: stopped, config.json and the checkpoint's config deleted, then resumed
+    with another rate: it resumed silently, and summary.json named the new rate for the
+    steps the old one trained. An override is refused unless --resume_with names it; a
+    plain resume goes on, says so, and records that the config was lost."""
+    from tests.conftest import tiny_config
+    workdir = _resumable_at_10(finished_run, tmp_path)
+    (workdir / "config.json").unlink()
+    shutil.rmtree(workdir / "checkpoints" / "10" / "config")
+    changed = tiny_config()
+    changed.train.learning_rate = 0.05
+    with pytest.raises(ConfigMismatchError, match=r"step 10 .* is lost .* overrides "
+                                                  r"train.learning_rate.*--resume_with="
+                                                  r"train.learning_rate"):
+        train(changed, workdir, progress=False, overrides=["train.learning_rate"])
+    assert not (workdir / "config.json").exists()
+    summary = train(tiny_config(), workdir, progress=False)
+    assert summary["config_history"] == [{"step": 10, "field": "config", "was": "lost",
+                                          "now": "the resuming command's"}]
+    assert summary["members"][0]["final"] == finished_run[1]["members"][0]["final"]
+
+
 # A restore under another model's shapes fails as a corrupt one does: orbax's sibling
 # reads end after its event loop closed (see test_a_corrupt_checkpoint_is_reported_...).
 @pytest.mark.slow

@@ -22,6 +22,7 @@ a stop, ``running/preemption.py``) is deleted once a newer regular one is saved.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -123,10 +124,17 @@ class Checkpoints:
         created, saved or deleted."""
         self.directory = Path(directory).absolute()
         self.regular = regular  # step -> whether it is one of the run's regular saves
-        self.manager = ocp.CheckpointManager(
-            self.directory, options=ocp.CheckpointManagerOptions(
-                max_to_keep=None if read_only else max_to_keep, create=not read_only,
-                read_only=read_only, enable_async_checkpointing=not read_only))
+        absl_logger = logging.getLogger("absl")
+        level = absl_logger.level
+        if read_only:  # orbax warns that the directory is read-only: we asked for that
+            absl_logger.setLevel(logging.ERROR)
+        try:
+            self.manager = ocp.CheckpointManager(
+                self.directory, options=ocp.CheckpointManagerOptions(
+                    max_to_keep=None if read_only else max_to_keep, create=not read_only,
+                    read_only=read_only, enable_async_checkpointing=not read_only))
+        finally:
+            absl_logger.setLevel(level)
         self._pending = None  # the step of a save that may still be running
 
     def latest_step(self):

@@ -30,7 +30,9 @@ from attention_research.metric_names import TIME, TRAIN_LOSS
 from attention_research.running import adopt, peaks, preemption
 from attention_research.running.checkpoints import Checkpoints
 from attention_research.running.lock import DirectoryLock
-from attention_research.running.config_changes import check_checkpoint_config
+from attention_research.running.config_changes import (RESOURCE_FIELDS,
+                                                       ConfigMismatchError,
+                                                       check_checkpoint_config)
 from attention_research.running.provenance import code_version, software_versions
 from attention_research.running.workdir import WorkDir, read_json
 from attention_research.training import health, memory
@@ -68,7 +70,8 @@ class RunEnvironment:
 def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None = None,
                  hooks: Sequence[Callable[[int], None]] = (), progress: bool = True,
                  resume_with=frozenset(), refinish: bool = False,
-                 adopt_from: adopt.Donor | None = None, figures=None) -> list:
+                 adopt_from: adopt.Donor | None = None, figures=None,
+                 overrides: Sequence[str] = ()) -> list:
     """Train (or resume) the members of one cohort together; returns their summaries.
 
     ``configs`` must differ only in per-member fields (see ``sweeps.PER_MEMBER_FIELDS``).
@@ -86,6 +89,8 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     (``adopt.py``): its logs are copied in once the lock is held. ``figures``: what
     draws the heat maps, samples and plots, from the cohort's task (reports/figures.py's
     ``figures_for``, which ``attention_research.api`` hands in); None draws nothing.
+    ``overrides``: the config fields the command line set (``--config.FIELD=…``), checked
+    when a checkpoint's config is lost (``_resume_without_config``).
     """
     # The code this process runs is the checkout's when it begins, not when a summary is
     # written hours later (code_version is cached from its first call; an audit found a
@@ -93,7 +98,8 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
     code_version()
     for config in configs:
         validate(config)
-    finished = None if refinish else finished_summaries(configs, workdirs, resume_with)
+    finished = None if refinish else finished_summaries(configs, workdirs, resume_with,
+                                                        checkpoint_dir)
     if finished is not None:
         if progress and jax.process_index() == 0:
             print(f"already finished: {', '.join(str(Path(w) / 'summary.json') for w in workdirs)}"
@@ -120,7 +126,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                 adopt.take_logs(adopt_from, cohort.workdirs[0].path)
             donor = adopt_from
         try:
-            _check_identity(cohort, checkpoints, frozenset(resume_with))
+            _check_identity(cohort, checkpoints, frozenset(resume_with), overrides)
             # At every train call: stop if the lock file was deleted under this run.
             with preemption.stop_on_signals():
                 cohort.stopwatch.switch("setup")
@@ -227,10 +233,14 @@ def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
     return state, step
 
 
-def finished_summaries(configs, workdirs, resume_with=frozenset()) -> list | None:
+def finished_summaries(configs, workdirs, resume_with=frozenset(),
+                       checkpoint_dir=None) -> list | None:
     """Every member's saved summary when all of them finished their steps (or stopped
     early) under this config and their logs reach that step; else None (a config that
-    differs is refused here, as a resume would refuse it)."""
+    differs is refused here, as a resume would refuse it: against config.json, or where
+    that is lost against the checkpoint's own record, ``check_lost_configs``)."""
+    if all((Path(w) / "summary.json").is_file() for w in workdirs):
+        check_lost_configs(configs, workdirs, checkpoint_dir, resume_with)
     summaries = []
     for config, path in zip(configs, workdirs):
         workdir = WorkDir(path)
@@ -248,12 +258,82 @@ def finished_summaries(configs, workdirs, resume_with=frozenset()) -> list | Non
     return summaries
 
 
-def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: frozenset):
+def check_lost_configs(configs, workdirs, checkpoint_dir, resume_with=frozenset()):
+    """A run (or sweep member) with a summary.json but no config.json is checked against
+    the config its newest checkpoint records, as config.json would be; with neither, it is
+    refused: nothing could say which config made its summary (a rerun under other values
+    printed "already finished" with the first run's metrics, issue 72)."""
+    lost = [i for i, w in enumerate(workdirs) if (Path(w) / "summary.json").is_file()
+            and not (Path(w) / "config.json").is_file()]
+    if not lost:
+        return
+    saved, step = None, None
+    if checkpoint_dir is not None and Path(checkpoint_dir).is_dir():
+        checkpoints = Checkpoints(checkpoint_dir, read_only=True)
+        try:
+            step = checkpoints.latest_step()
+            saved = checkpoints.saved_configs(step) if step is not None else None
+        finally:
+            checkpoints.close()
+    for i in lost:
+        workdir = Path(workdirs[i])
+        was = _member_config(saved, configs, i)
+        if was is None:
+            raise ConfigMismatchError(
+                f"{workdir / 'summary.json'} holds results, but {workdir / 'config.json'} is "
+                f"missing and no checkpoint{f' in {checkpoint_dir}' if checkpoint_dir else ''}"
+                " records the config that made them: nothing can check this command's "
+                "config against them. Nothing was changed: restore config.json (from a copy, "
+                f"or git), or move {workdir} away to train it again.")
+        check_checkpoint_config([was], [configs[i]], step, checkpoint_dir, resume_with)
+
+
+def _member_config(saved, configs, index: int):
+    """Member ``index``'s entry in a checkpoint's configs: by place in a cohort saved as
+    it is now, else by name (a cohort of another size); None where none is."""
+    if not saved:
+        return None
+    if len(saved) == len(configs):
+        return saved[index]
+    return next((c for c in saved if c.get("name") == configs[index].name), None)
+
+
+def _resume_without_config(cohort, step: int, where, resume_with, overrides):
+    """The checkpoint of ``step`` records no config (one saved before checkpoints kept
+    it) and a member's config.json is lost: nothing can check that this command trains
+    the run the checkpoint began. A command that overrides fields of its config file is
+    refused unless ``--resume_with`` names each of them; otherwise it resumes, says so, and
+    config_history.json records that the config was lost at ``step``."""
+    lost = [w for w in cohort.workdirs if not (w.path / "config.json").is_file()]
+    if not lost:
+        return
+    unnamed = sorted(f for f in overrides if f not in resume_with and f not in RESOURCE_FIELDS)
+    if unnamed:
+        raise ConfigMismatchError(
+            f"the config that trained the checkpoint of step {step} in {where} is lost (no "
+            f"{lost[0].path / 'config.json'}, none in the checkpoint), and this command "
+            f"overrides {', '.join(unnamed)}: nothing can tell whether those values trained "
+            "it. Nothing was changed: rerun without the overrides, or name them in "
+            f"--resume_with={','.join(unnamed)} to record them as set from step {step} on.")
+    if cohort.is_writer:
+        tqdm.write(f"warning: the config that trained the checkpoint of step {step} is lost "
+                   f"(no config.json, none in the checkpoint): resuming under this command's "
+                   f"config; {lost[0].path / 'config_history.json'} records it")
+    for workdir in lost:
+        workdir.record_changes(step, [("config", "lost", "the resuming command's")]
+                               + [(f, "lost", None) for f in sorted(overrides)
+                                  if f in resume_with])
+
+
+def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: frozenset,
+                    overrides=()):
     """Refuse to resume a checkpoint trained under another config (the checkpoint's own
     record is checked, then config.json), before anything is written; then write
     config.json (rebuilt if it was lost) and record the changes ``resume_with`` allowed."""
     step = checkpoints.latest_step()
     saved = checkpoints.saved_configs(step) if step is not None else None
+    if step and saved is None:
+        _resume_without_config(cohort, step, checkpoints.directory, resume_with, overrides)
     changes = check_checkpoint_config(saved, cohort.configs, step, checkpoints.directory,
                                       resume_with)
     for config, workdir in zip(cohort.configs, cohort.workdirs):

@@ -29,7 +29,7 @@ import jax
 from attention_research.errors import ConfigError
 from attention_research.running import adopt, preemption, sweeps
 from attention_research.running.names import compared_setting
-from attention_research.running.run import train_cohort
+from attention_research.running.run import check_lost_configs, train_cohort
 from attention_research.running.config_changes import ConfigMismatchError
 from attention_research.running.workdir import WorkDir, read_json, write_atomically
 from attention_research.tasks import get_task
@@ -229,7 +229,8 @@ def failure_line(workdir) -> str | None:
 def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
               hooks=(), part: tuple[int, int] = (1, 1), only: str = "",
               command: str | None = None, resume_with=frozenset(),
-              adopt_from=(), figures=None, sweep_report=None) -> list[dict] | None:
+              adopt_from=(), figures=None, sweep_report=None,
+              overrides=()) -> list[dict] | None:
     """Train every member of ``sweep`` (see ``sweeps``), or only part k of n of its
     cohorts, or (``only``) the cohorts with a member whose name contains that text;
     returns every member's summary in order, or None while other members are
@@ -239,7 +240,8 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     (``run.train_cohort``). ``adopt_from``: the work directories of other sweeps
     whose finished members this one's may start from instead of training (``adopt.py``).
     ``figures`` (``run.train_cohort``) and ``sweep_report`` (``report_writer``): what
-    draws and reports, handed in from above (``attention_research.api``)."""
+    draws and reports, handed in from above (``attention_research.api``). ``overrides``:
+    the fields the command line set (``run.train_cohort``)."""
     k, n = part
     if not 1 <= k <= n:
         raise ConfigError(f"part {k}/{n}: need 1 <= k <= n")
@@ -256,6 +258,10 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             raise ConfigMismatchError(
                 f"{error}\nIn a sweep: move {member.workdir} away to train this member "
                 f"({member.name}) again with the sweep's config.") from None
+    groups = sweeps.cohorts(members, base_config.max_cohort_members)
+    for cohort in groups:  # a finished member whose config.json is lost: its checkpoint's
+        check_lost_configs([m.config for m in cohort], [m.workdir for m in cohort],
+                           cohort_checkpoints(workdir, cohort, resume_with), resume_with)
     if only and not any(only in m.name for m in members):  # before anything is written
         raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
                           + ", ".join(m.name for m in members))
@@ -263,7 +269,6 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         workdir.mkdir(parents=True, exist_ok=True)
         with open(workdir / "commands.txt", "a") as commands:
             commands.write(command + "\n")
-    groups = sweeps.cohorts(members, base_config.max_cohort_members)
     if progress:
         share = "" if n == 1 else f", part {k}/{n}: cohorts {k}, {k}+{n}, …"
         print(f"sweep: {len(members)} members in {len(groups)} cohort(s){share} -> {workdir}")
@@ -296,7 +301,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
                                    checkpoint_dir, start_time=time.time(), progress=progress,
                                    hooks=hooks, resume_with=resume_with, adopt_from=donor,
-                                   figures=figures)
+                                   figures=figures, overrides=overrides)
             summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
     summaries.update({m.index: s for m in members if m.index not in summaries
