@@ -80,7 +80,8 @@ _RESUME_WITH = flags.DEFINE_string(
     "train.learning_rate) that may differ, on resume, from the config the checkpoint was "
     "trained with: the run goes on from its last checkpoint under the new values, and "
     "config_history.json and summary.json record each change with its step. Without it a "
-    "differing config is refused.")
+    "differing config is refused. 'mesh' accepts another device mesh than the checkpoint's "
+    "(summary.json's segments record both).")
 _ADOPT_FROM = flags.DEFINE_string(
     "adopt_from", "", "Sweeps: comma-separated work directories of other sweeps (e.g. "
     "runs/luong_table4_multi30k,runs/translation_length). A member alone in its cohort "

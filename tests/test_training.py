@@ -302,6 +302,46 @@ def test_a_resume_with_every_copy_of_its_config_lost_refuses_overrides(finished_
     assert summary["members"][0]["final"] == finished_run[1]["members"][0]["final"]
 
 
+@pytest.mark.slow
+def test_a_resumed_run_names_every_segment_and_what_changed(finished_run, tmp_path,
+                                                            monkeypatch, capsys):
+    """Issue 72: a run resumed after a commit named only the new commit. Each segment
+    keeps its steps and what it ran on; a resume on another commit says so in one line."""
+    from attention_research.running import segments
+    from tests.conftest import tiny_config
+    first = finished_run[1]["segments"]
+    assert [(s["from_step"], s["to_step"]) for s in first] == [(0, 20)]
+    assert first[0]["devices"]["mesh"] == {"member": 1, "data": 1}
+    workdir = _resumable_at_10(finished_run, tmp_path)
+    monkeypatch.setattr(segments, "code_version",
+                        lambda: {"commit": "f" * 40, "changed": False})
+    summary = train(tiny_config(), workdir, progress=False)
+    assert "resuming at step 10 on another setup than the segment before (commit: " in \
+        capsys.readouterr().out
+    resumed = summary["segments"]
+    assert [(s["from_step"], s["to_step"]) for s in resumed] == [(0, 10), (10, 20)]
+    assert resumed[0]["code"] == first[0]["code"]
+    assert resumed[1]["code"]["commit"] == "f" * 40
+    assert summary["members"][0]["final"] == finished_run[1]["members"][0]["final"]
+
+
+def test_a_resume_on_another_mesh_is_refused_unless_accepted():
+    from attention_research.running.segments import MeshChangedError, Segments, environment
+    earlier = [{"from_step": 0, "to_step": 10, **environment({"member": 4, "data": 1})}]
+    earlier[0]["devices"]["count"] = 4
+    with pytest.raises(MeshChangedError, match=r"step 10 was trained on a mesh of member=4x"
+                                               r"data=1 \(4 device\(s\)\); this process has "
+                                               r"member=1xdata=1.*--resume_with=mesh"):
+        Segments().begin(10, earlier, {"member": 1, "data": 1})
+    accepted = Segments()
+    line = accepted.begin(10, earlier, {"member": 1, "data": 1}, accept_mesh=True)
+    assert "devices: 4 -> 1; mesh: member=4xdata=1 -> member=1xdata=1" in line
+    assert [s["devices"]["mesh"] for s in accepted.until(20)] == [
+        {"member": 4, "data": 1}, {"member": 1, "data": 1}]
+    # A checkpoint from before segments were kept: one unrecorded segment, no check.
+    assert Segments().begin(10, None, {"member": 1, "data": 1}) is None
+
+
 # A restore under another model's shapes fails as a corrupt one does: orbax's sibling
 # reads end after its event loop closed (see test_a_corrupt_checkpoint_is_reported_...).
 @pytest.mark.slow

@@ -246,23 +246,37 @@ class Checkpoints:
                 if older < step and not self.regular(older):
                     self.manager.delete(older)
 
-    def saved_configs(self, step: int) -> list[dict] | None:
-        """The config each member of the checkpoint of ``step`` was trained with, or None
-        for a checkpoint saved before checkpoints kept them (or one whose copy is
-        unreadable: its state is then checked, and refused, by ``restore``)."""
+    def _record(self, step: int) -> dict | None:
+        """What the checkpoint of ``step`` keeps beside its state ({"members": configs,
+        "segments": …}), or None: saved before checkpoints kept it, or unreadable (its
+        state is then checked, and refused, by ``restore``)."""
         if not (self.directory / str(step) / "config").is_dir():
             return None
         try:
             restored = self.manager.restore(step, args=ocp.args.Composite(
                 config=ocp.args.JsonRestore()))
-            return list(restored.config["members"])
+            return dict(restored.config)
         except Exception:  # noqa: BLE001 — unreadable: the state's own check decides
             return None
 
-    def save(self, step: int, state, configs: list[dict] | None = None):
-        """Start saving ``state`` with its fingerprint and the config of each member
-        (``configs``), so that a resume can check it is the same run; a non-finite
-        state is refused."""
+    def saved_configs(self, step: int) -> list[dict] | None:
+        """The config each member of the checkpoint of ``step`` was trained with, or None
+        for a checkpoint saved before checkpoints kept them (or one whose copy is
+        unreadable)."""
+        record = self._record(step)
+        return list(record["members"]) if record else None
+
+    def saved_segments(self, step: int) -> list[dict] | None:
+        """The segments of the run that led to the checkpoint of ``step``
+        (running/segments.py), or None for one saved before checkpoints kept them."""
+        record = self._record(step)
+        return list(record["segments"]) if record and "segments" in record else None
+
+    def save(self, step: int, state, configs: list[dict] | None = None,
+             segments: list[dict] | None = None):
+        """Start saving ``state`` with its fingerprint, the config of each member
+        (``configs``), so that a resume can check it is the same run, and the run's
+        ``segments`` so far; a non-finite state is refused."""
         self.check()
         fingerprints, finite = _inspect(state)
         if not all(finite):
@@ -273,7 +287,8 @@ class Checkpoints:
         items = {"state": ocp.args.StandardSave(state),
                  "fingerprint": ocp.args.JsonSave({"step": int(step), "members": fingerprints})}
         if configs is not None:
-            items["config"] = ocp.args.JsonSave({"members": configs})
+            items["config"] = ocp.args.JsonSave(
+                {"members": configs, **({"segments": segments} if segments is not None else {})})
         self.manager.save(step, args=ocp.args.Composite(**items))
         self._pending = step
 

@@ -100,7 +100,7 @@ def parse_resume_with(text: str, config) -> frozenset:
     field of ``config`` that a resume may change."""
     fields = frozenset(f.strip() for f in text.split(",") if f.strip())
     known = flatten(json.loads(config.to_json()))
-    for field in sorted(fields):
+    for field in sorted(fields - {"mesh"}):  # 'mesh': another device mesh (segments.py)
         if field not in known:
             close = sorted(k for k in known if k.startswith(CHANGEABLE_PREFIX)
                            and k not in UNCHANGEABLE_FIELDS)

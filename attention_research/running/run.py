@@ -34,6 +34,7 @@ from attention_research.running.config_changes import (RESOURCE_FIELDS,
                                                        ConfigMismatchError,
                                                        check_checkpoint_config)
 from attention_research.running.provenance import code_version, software_versions
+from attention_research.running.segments import MESH, Segments
 from attention_research.running.workdir import WorkDir, read_json
 from attention_research.training import health, memory
 from attention_research.training.config_checks import validate
@@ -46,14 +47,17 @@ from attention_research.training.loop import Cohort, train_steps
 class RunEnvironment:
     """What the training loop asks of the run around it: the code and software that
     train (summary.json names them), the CPU and the device's peak FLOP/s (peaks.py),
-    whether a signal asked to stop (preemption.py), and what an adopted member's donor
-    measured (adopt.py)."""
+    whether a signal asked to stop (preemption.py), what an adopted member's donor
+    measured (adopt.py), and the segments of the run so far (segments.py)."""
 
     code = staticmethod(code_version)
     software = staticmethod(software_versions)
     cpu = staticmethod(peaks.cpu_description)
     device_peak = staticmethod(peaks.device_peak)
     stop_requested = staticmethod(preemption.requested)
+
+    def __init__(self):
+        self.segments = Segments()  # which process trained which steps, on what
 
     @staticmethod
     def stop(step: int):
@@ -132,7 +136,7 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                 cohort.stopwatch.switch("setup")
                 if (checkpoints.latest_step() or 0) < train_config.num_steps:  # steps left
                     cohort.start_train_compile()  # beside the state made or restored here
-                state, step = resume(cohort, checkpoints, donor)
+                state, step = resume(cohort, checkpoints, donor, frozenset(resume_with))
                 return train_steps(cohort, checkpoints, state, step, (lock.verify, *hooks),
                                    progress)
         finally:
@@ -181,7 +185,7 @@ def keep_checkpoints_the_logs_reach(cohort, checkpoints):
                    f"the newer checkpoints were moved to {aside}")
 
 
-def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
+def resume(cohort, checkpoints, donor: adopt.Donor | None = None, resume_with=frozenset()):
     """The cohort's state and step from its newest checkpoint (the initial state at step 0
     where there is none), with its logs cut back to that step and its best parameters so
     far; or, for a member ``donor`` trained in another sweep (adopt.py), the donor's last
@@ -208,12 +212,19 @@ def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
     if adopted:  # saved as this member's own, under its config (and kept value)
         if donor.kept_value is not None:
             cohort.selection.set_values([donor.kept_value])
-        checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
+        checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts(),
+                         _adopted_segments(donor))
         checkpoints.check()
         if cohort.is_writer:
             adopt.mark(donor, cohort.workdirs[0].path)
     if step:  # the optimiser's rates are the config's: they may change on resume
         state = with_member_hyperparams(state, member_hyperparams(cohort.configs))
+    change = cohort.environment.segments.begin(
+        step, _adopted_segments(donor) if adopted else
+        checkpoints.saved_segments(step) if step else None,
+        dict(cohort.placement.mesh.shape), accept_mesh=MESH in resume_with)
+    if change and cohort.is_writer:
+        tqdm.write(change)
     cohort.last_checkpoint = step or None
     cohort.resumed_at_step = step
     logged_at = log_step(cohort.config.train, step)
@@ -231,6 +242,13 @@ def resume(cohort, checkpoints, donor: adopt.Donor | None = None):
     times = [r[TIME] for r in kept[0] if TIME in r]
     cohort.time_offset = times[-1] if (step and times) else 0.0
     return state, step
+
+
+def _adopted_segments(donor: adopt.Donor) -> list[dict]:
+    """An adopted member's steps, as its segments name them: another sweep's run
+    (adopted.json and summary.json's adopted_from say which, and on what)."""
+    return [{"from_step": 0, "to_step": int(donor.step), "recorded": False,
+             "adopted_from": str(donor.checkpoints)}]
 
 
 def finished_summaries(configs, workdirs, resume_with=frozenset(),
@@ -332,6 +350,9 @@ def _check_identity(cohort: Cohort, checkpoints: Checkpoints, resume_with: froze
     config.json (rebuilt if it was lost) and record the changes ``resume_with`` allowed."""
     step = checkpoints.latest_step()
     saved = checkpoints.saved_configs(step) if step is not None else None
+    if step:  # another mesh is refused here, before anything is written
+        Segments().begin(step, checkpoints.saved_segments(step),
+                         dict(cohort.placement.mesh.shape), accept_mesh=MESH in resume_with)
     if step and saved is None:
         _resume_without_config(cohort, step, checkpoints.directory, resume_with, overrides)
     changes = check_checkpoint_config(saved, cohort.configs, step, checkpoints.directory,

@@ -193,6 +193,12 @@ class Cohort:
             first_row = first_row or row
         return alive, first_row
 
+    def record(self, step: int) -> tuple[list[dict], list[dict] | None]:
+        """What a checkpoint of ``step`` keeps beside the state: each member's config, and
+        the run's segments so far (the environment's, running/segments.py)."""
+        segments = getattr(self.environment, "segments", None)
+        return self.config_dicts(), (segments.until(step) if segments is not None else None)
+
     def config_dicts(self) -> list[dict]:
         """Each member's config as JSON, saved in every checkpoint (its identity)."""
         return [json.loads(config.to_json()) for config in self.configs]
@@ -365,7 +371,7 @@ def train_steps(cohort: Cohort, checkpoints, state, step: int, hooks, progress: 
             if at(train_config.checkpoint_every) or stop:
                 jax.block_until_ready(state.params)  # the queued steps are training's
                 with watch.phase("checkpoints"):
-                    checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
+                    checkpoints.save(step, cohort.checkpointed(state), *cohort.record(step))
                 cohort.last_checkpoint = step
             for hook in hooks:
                 hook(step)
@@ -393,7 +399,7 @@ def _stop_on_signal(cohort: Cohort, checkpoints, step: int, state):
     uninterrupted run does here is done; save a checkpoint unless one was saved here,
     wait for it, and stop. The work directories are flushed as the error leaves."""
     if cohort.last_checkpoint != step:
-        checkpoints.save(step, cohort.checkpointed(state), cohort.config_dicts())
+        checkpoints.save(step, cohort.checkpointed(state), *cohort.record(step))
         cohort.last_checkpoint = step
     checkpoints.check()
     cohort.environment.stop(step)

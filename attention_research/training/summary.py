@@ -63,6 +63,10 @@ def member_summary(cohort, member: int, step: int, status: str, final=None,
                     "members_sharded": cohort.placement.member_axis is not None,
                     **({"cpu": cohort.environment.cpu()}
                        if jax.devices()[0].platform == "cpu" else {})},
+        # Every process that trained a part of the run, with what it ran on
+        # (running/segments.py); "code" and "devices" above are the last one's.
+        **({"segments": segments.until(step)}
+           if (segments := getattr(cohort.environment, "segments", None)) else {}),
         "warnings": cohort.monitors[member].warnings,
         **({"stopped_early": step < config.train.num_steps and status == "finished"}
            if config.train.patience else {}),
