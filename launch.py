@@ -380,13 +380,13 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
         if solved is not None:
             print(f"  reached {SOLVED_SEQ_ACC} sequence accuracy on seen lengths at step "
                   f"{member[FIRST_STEP_SOLVED]}, {solved:.1f} s after start")
-    for warning in summary.get("warnings", []):
-        print(f"warning: {warning}")
     memory = summary["memory"]
     print(f"wall time {summary['wall_time_s']:.1f} s; peak memory: " +
           ", ".join(f"{k} {v:.0f}" for k, v in memory.items()))
     from attention_research.training.timing import describe
     print(describe(summary["time"]))
+    for warning in summary.get("warnings", []):  # last, where a reader looks
+        print(f"warning: {warning}")
 
 
 def overridden_fields(argv) -> list[str]:

@@ -171,6 +171,26 @@ def test_divergence_is_warned_about_once_and_noise_is_not():
     warnings = [w for step in range(40)
                 for w in rising.update(step, 1.0 if step < 20 else 1.0 + 0.1 * (step - 19))]
     assert len(warnings) == 1 and "rising" in warnings[0]
+    assert noisy.finish() == [] and rising.finish() == []
+    flat = DivergenceMonitor(vocabulary)
+    for step in range(0, 300, 25):
+        flat.update(step, start + 0.001 * (step % 2))
+    assert "did not fall" in flat.finish()[0] and "learned nothing" in flat.warnings[-1]
+
+
+@pytest.mark.slow
+def test_a_run_that_learned_nothing_says_so_in_its_last_line(tmp_path):
+    """Issue 72: learning_rate=1e-35 finished at sequence accuracy 0 with no word."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "launch.py", "--config=configs/additive.py:tiny",
+                           "--config.train.learning_rate=1e-35", f"--workdir={tmp_path}"],
+                          cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1].startswith(
+        "warning: train loss did not fall")
 
 
 @pytest.mark.slow

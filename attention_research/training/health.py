@@ -105,6 +105,8 @@ class DivergenceMonitor:
     - *Rising for a long stretch*: the mean of the last ``WINDOW`` logged losses is
       more than ``RISE`` × ln(vocabulary size) nats above the lowest such mean so
       far. Noise does not trigger it; a run that has turned around does.
+    - *Flat*, at the end: the last logged loss is within ``FLAT`` of the first
+      (a learning rate of 1e-35 finished at sequence accuracy 0 with no word, issue 72).
 
     The monitor is rebuilt from ``metrics.jsonl`` on resume, so a resumed run warns
     exactly as an uninterrupted one would.
@@ -113,9 +115,12 @@ class DivergenceMonitor:
     FAR_ABOVE = 3.0
     WINDOW = 10
     RISE = 0.1
+    FLAT = 0.01  # relative
 
     def __init__(self, vocab_size: int):
         self.start = math.log(vocab_size)
+        self.first: tuple[int, float] | None = None  # the first logged (step, loss)
+        self.last: tuple[int, float] | None = None
         self.losses: deque[float] = deque(maxlen=self.WINDOW)  # the last WINDOW logs
         self.lowest_mean = math.inf
         self.warnings: list[str] = []
@@ -126,6 +131,8 @@ class DivergenceMonitor:
         new = []
         if not math.isfinite(loss):
             return new  # the non-finite check reports these
+        self.first = self.first or (step, loss)
+        self.last = (step, loss)
         if loss > self.FAR_ABOVE * self.start:
             new += self._warn("far above", f"train loss {loss:.3g} at step {step} is "
                               f"{loss / self.start:.3g}x the untrained model's "
@@ -141,6 +148,15 @@ class DivergenceMonitor:
                                   f"{self.lowest_mean:.3g}; consider a lower learning rate")
             self.lowest_mean = min(self.lowest_mean, mean)
         return new
+
+    def finish(self) -> list[str]:
+        """At the end of training: warn if the loss ended where it began."""
+        if self.first is None or self.last[0] == self.first[0] \
+                or abs(self.last[1] - self.first[1]) > self.FLAT * self.first[1]:
+            return []  # it fell (or rose: the rising warning says so)
+        return self._warn("flat", f"train loss did not fall: {self.first[1]:.4g} at step "
+                          f"{self.first[0]}, {self.last[1]:.4g} at step {self.last[0]}; the "
+                          "model learned nothing (check train.learning_rate and the data)")
 
     def _warn(self, kind: str, message: str) -> list[str]:
         if kind in self._given:

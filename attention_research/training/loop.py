@@ -290,6 +290,7 @@ class Cohort:
                 run.workdir.log(step, member, {**unlogged, TIME: self.elapsed()})
             if run.workdir.is_writer and self.figures is not None:
                 self.figures.draw(run, step, result, final)
+            self.monitors[member].finish()  # a run that learned nothing says so
             summary = self.summary(member, step, "finished", final, result)
             run.workdir.write_summary(summary)
             summaries.append(summary)
