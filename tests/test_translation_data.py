@@ -1,5 +1,6 @@
 """The ding_de_en builder on a small Ding-format file written here; subwords; loading by name."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,40 @@ def test_unknown_datasets_and_languages_are_refused(small_corpus):
     with pytest.raises(ValueError, match="valid choices: de, en"):
         datasets.load("ding_de_en", data_dir=str(corpus.data_dir.parents[1]),
                       data_path=str(source), source_language="fr")
+
+
+def test_a_data_path_is_used_or_refused_never_ignored(tmp_path):
+    """Issue 72: once a corpus was prepared, a nonexistent task.data_path, or a file with
+    other sentences, was ignored and the run trained on the prepared data."""
+    from attention_research.errors import ConfigError
+    source = _write_ding_file(tmp_path / "de-en")
+    tfds_dir = str(tmp_path / "tfds")
+    prepared = datasets.load("ding_de_en", data_dir=tfds_dir, data_path=str(source))
+    assert datasets.load("ding_de_en", data_dir=tfds_dir, data_path=str(source)).data_dir == \
+        prepared.data_dir  # the same file: the prepared data is used
+    with pytest.raises(ding_de_en.DingDataMissingError, match="is not a file"):
+        datasets.load("ding_de_en", data_dir=tfds_dir, data_path=str(tmp_path / "nowhere"))
+    other = _write_ding_file(tmp_path / "other", count=310)
+    with pytest.raises(ConfigError, match=r"holds other files than those .* was prepared from"
+                                          r".* Delete .* to prepare it again"):
+        datasets.load("ding_de_en", data_dir=tfds_dir, data_path=str(other))
+
+
+def test_damaged_prepared_files_are_named_with_the_remedy(tmp_path):
+    from attention_research.errors import RunError
+    from attention_research.tasks.translation import subwords
+    source = _write_ding_file(tmp_path / "de-en")
+    datasets.load("ding_de_en", data_dir=str(tmp_path / "tfds"), data_path=str(source))
+    # A copy (array_record keeps the files it has opened), then its training file cut.
+    shutil.copytree(tmp_path / "tfds", tmp_path / "copy")
+    (records,) = (tmp_path / "copy").rglob("ding_de_en-train.array_record*")
+    records.write_bytes(records.read_bytes()[:1000])  # as a full disk or a crash leaves it
+    damaged = datasets.load("ding_de_en", data_dir=str(tmp_path / "copy"))
+    with pytest.raises(RunError, match=rf"prepared dataset in {damaged.data_dir} is damaged .*"
+                                       rf"delete {damaged.data_dir} and rerun"):
+        damaged.texts("train", "en")
+    model = subwords.model_path(tmp_path, 100, "unigram")
+    model.write_bytes(b"not a model")
+    with pytest.raises(RunError, match=rf"cached subword model {model} is damaged .* delete it "
+                                       "and rerun"):
+        subwords.train_or_load([], tmp_path, 100)

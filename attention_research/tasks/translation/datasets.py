@@ -11,13 +11,14 @@ neither (see ``multi30k.py`` and ``ding_de_en.py`` for where they find their fil
 from __future__ import annotations
 
 import fcntl
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import tensorflow_datasets as tfds
 
-from attention_research.errors import ConfigError
+from attention_research.errors import ConfigError, RunError
 
 # Importing a builder registers it with TFDS.
 from attention_research.tasks.translation import ding_de_en, multi30k, plain_text
@@ -76,12 +77,15 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
             f"task.data_path is for the built-in corpora only ("
             + "; ".join(f"{n}: {what}" for n, what in BUILT_IN.items())
             + f"); {name!r} is a TFDS catalog dataset and finds its own data")
+    source = _source_digests(name, data_path) if data_path else None  # a bad path: refused
     try:
         builder = tfds.builder(name, **kwargs)
     except tfds.core.registered.DatasetNotFoundError as error:
         raise ConfigError(f"unknown translation dataset {name!r}: {error}") from error
     if not _prepared(builder):
         builder = _prepare_once(builder, lambda: tfds.builder(name, **kwargs))
+    if source is not None:
+        _check_source(Path(builder.data_dir), source)
     keys = builder.info.supervised_keys or ()
     languages = list(getattr(builder.info.features, "languages", None) or keys)
     source_language = source_language or (keys[0] if keys else "")
@@ -96,8 +100,75 @@ def load(name: str, data_dir: str | None = None, data_path: str | None = None,
         raise ConfigError(f"{name} has no split(s) {', '.join(missing)}; it has "
                          f"{', '.join(sorted(available))}")
     return Corpus(name, source_language, target_language,
-                  {split: builder.as_data_source(split) for split in splits},
+                  {split: CheckedSource(builder.as_data_source(split), Path(builder.data_dir))
+                   for split in splits},
                   Path(builder.data_dir))
+
+
+class CheckedSource:
+    """A prepared split's records, read as TFDS gives them; a damaged file (truncated,
+    overwritten) is named with the folder to delete so that the next run prepares it
+    again, instead of array_record's "Corrupted Riegeli/records file" (issue 72)."""
+
+    def __init__(self, source, data_dir: Path):
+        self.source, self.data_dir = source, data_dir
+
+    def __len__(self):
+        return len(self.source)
+
+    def __iter__(self):
+        return (self[index] for index in range(len(self)))
+
+    def __getitem__(self, index):
+        try:
+            return self.source[index]
+        except RuntimeError as error:
+            raise RunError(
+                f"the prepared dataset in {self.data_dir} is damaged (reading a record: "
+                f"{str(error)[:100]}…): delete {self.data_dir} and rerun the same command, "
+                "which prepares it again from its files (task.data_path, the manual "
+                "directory or the download)") from None
+
+
+# A prepared built-in corpus records the files it was made from (their SHA-256) here, so
+# that another task.data_path whose files differ is refused, not silently ignored.
+SOURCE_RECORD = "source.json"
+
+
+def _source_digests(name: str, data_path: str) -> dict:
+    """The files ``data_path`` gives a built-in corpus, by SHA-256; a path that holds
+    none of them is refused here, whether or not the corpus is prepared already (a
+    nonexistent path was ignored once Multi30k was prepared)."""
+    if name == "multi30k":
+        folder = multi30k.find_directory(data_path, None)
+        for file in multi30k.file_names():
+            multi30k.check_file(folder / file, file)  # refused if not the pinned file
+        return {"data_path": str(Path(data_path).absolute()),
+                "sha256": {file: multi30k.FILES[file][0] for file in multi30k.file_names()}}
+    path = ding_de_en.find_source(data_path, None)
+    return {"data_path": str(Path(data_path).absolute()),
+            "sha256": {path.name: multi30k.sha256(path)}}
+
+
+def _check_source(data_dir: Path, source: dict) -> None:
+    """Refuse files other than those the prepared dataset in ``data_dir`` was made from;
+    record them where the dataset does not say (prepared before it was recorded)."""
+    record = data_dir / SOURCE_RECORD
+    if record.is_file():
+        made_from = json.loads(record.read_text())
+        if sorted(made_from["sha256"].values()) != sorted(source["sha256"].values()):
+            raise ConfigError(
+                f"task.data_path={source['data_path']!r} holds other files than those "
+                f"{data_dir} was prepared from ({made_from['data_path']}): the run would "
+                f"train on the prepared ones. Delete {data_dir} to prepare it again from "
+                "the new files, or pass another task.data_dir")
+        return
+    try:
+        temporary = record.with_suffix(".partial")
+        temporary.write_text(json.dumps(source, indent=1) + "\n")
+        temporary.replace(record)
+    except OSError:
+        pass  # a read-only data directory: nothing recorded, nothing lost
 
 
 def _plain_text(data_dir, data_path, source_language, target_language, splits) -> Corpus:

@@ -16,6 +16,7 @@ import numpy as np
 import sentencepiece as spm
 
 from attention_research.data import BOS, EOS, PAD
+from attention_research.errors import RunError
 
 UNK = 3
 
@@ -99,7 +100,13 @@ def train_or_load(sentences: Iterable[str], cache_dir: Path, vocab_size: int,
                                  f"{model_type} model on this data: {str(error).rstrip('.')}. Set a smaller "
                                  f"task.vocab_size.") from error
             Path(f"{prefix}.model").replace(path)
-    return spm.SentencePieceProcessor(model_file=str(path))
+    try:
+        return spm.SentencePieceProcessor(model_file=str(path))
+    except (RuntimeError, OSError) as error:  # a truncated or overwritten cache
+        raise RunError(f"the cached subword model {path} is damaged "
+                       f"({str(error).strip().splitlines()[-1][:120]}): delete it and rerun "
+                       "the same command, which trains it again from the training split "
+                       "(nothing else is lost)") from None
 
 
 class SubwordSampler:
