@@ -64,7 +64,9 @@ RULES = {
 
 def get_config(arg=None):
     config = fv.get_config(arg)
-    config.name = "fixed_vector_capacity"
+    # fixed_vector's own name, with the _replication suffix ``replicate`` gives it, is
+    # replaced by this file's, suffix kept: the replication records apart.
+    config.name = "fixed_vector_capacity" + ("_replication" if base.replicating(arg) else "")
     return config
 
 

@@ -49,6 +49,22 @@ def test_a_recorded_member_is_what_its_experiment_builds(name, tmp_path):
         assert not changed, f"{folder}: {changed}"
 
 
+# Replications named before this test, recorded under their first run's name and moved
+# by hand (their members' config.json says so; renaming them would refuse the record).
+NAMED_AS_FIRST_RUN = {"default_recipe"}
+
+
+@pytest.mark.parametrize("name", [n for n in EXPERIMENTS
+                                  if "replicating(" in (ROOT / "experiments" / f"{n}.py")
+                                  .read_text() and n not in NAMED_AS_FIRST_RUN])
+def test_a_replication_records_apart_from_its_first_run(name):
+    """fixed_vector_capacity:replicate kept its first run's name, so --record wrote its
+    members into the first run's record (caught before it was committed)."""
+    module = importlib.import_module(f"experiments.{name}")
+    assert module.get_config("replicate").name.endswith("_replication")
+    assert not module.get_config().name.endswith("_replication")
+
+
 def _paragraph(doc: str, opening: str) -> str:
     """The paragraph of ``doc`` that opens with ``opening``, on one line ("" if none)."""
     return next((" ".join(p.split()) for p in re.split(r"\n\s*\n", doc)
