@@ -275,10 +275,25 @@ def quiet_library_tracebacks(record) -> bool:
     return not (record.exc_info and "/orbax/" in record.pathname)
 
 
+def quiet_closed_event_loops(previous_hook):
+    """sys.unraisablehook without orbax's echoes of a failed write: when a save fails (a
+    full disk, ``ulimit -f``), tensorstore's threads go on calling into orbax's closed
+    event loop, and each call printed a "RuntimeError: Event loop is closed" traceback
+    (about 290, burying the one line that says what happened, issue 72). The error itself
+    is raised and explained anyway; --verbose keeps them."""
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, RuntimeError) and \
+                str(unraisable.exc_value) == "Event loop is closed":
+            return
+        previous_hook(unraisable)
+    return hook
+
+
 def run():
     logging.set_verbosity(logging.WARNING)  # orbax logs every save at INFO
     if not _VERBOSE.value:
         logging.get_absl_handler().addFilter(quiet_library_tracebacks)
+        sys.unraisablehook = quiet_closed_event_loops(sys.unraisablehook)
     if _DISTRIBUTED.value:
         from attention_research.training.mesh import initialize_distributed
         initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)

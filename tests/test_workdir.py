@@ -356,6 +356,20 @@ def test_a_failed_save_stops_training_in_one_line(tmp_path):
     assert json.loads((workdir / "summary.json").read_text())["status"] == "finished"
 
 
+@pytest.mark.slow
+def test_a_failed_save_is_not_buried_under_orbax_echoes(tmp_path):
+    """Issue 72: with ``ulimit -f 300`` the default model's save failed, and its one line
+    came after about 290 "RuntimeError: Event loop is closed" tracebacks."""
+    done = _launch("--config=configs/additive.py", "--config.train.num_steps=300",
+                   "--config.train.checkpoint_every=100", "--config.train.eval_every=100",
+                   f"--workdir={tmp_path / 'run'}", "--compilation_cache=off",
+                   shell_prefix="trap '' XFSZ; ulimit -f 300")
+    assert done.returncode != 0
+    assert "Event loop is closed" not in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "error: the checkpoint of step 100 could not be saved")
+
+
 def test_a_summary_names_the_code_that_trained_it(monkeypatch):
     """summary.json keeps the commit (a replication can show it ran the first run's
     code); outside a git checkout, as in CI's copy or an installed package, None."""
