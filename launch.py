@@ -335,6 +335,21 @@ def run():
         _run(config, spec, workdir, sweep, part, resume_with, adopt_from)
 
 
+def _finished(config, workdir, resume_with) -> bool:
+    """Whether a single run in ``workdir`` has finished under this config (and
+    --refinish is not asked): it is then only read, so a read-only directory still
+    prints "already finished" (issue 72). Any doubt (a mismatch, a damaged file) is
+    False: the run then meets it, with its one-line error."""
+    from attention_research.running.run import finished_summaries
+    if _REFINISH.value:
+        return False
+    try:
+        return finished_summaries([config], [workdir], resume_with,
+                                  Path(workdir) / "checkpoints") is not None
+    except Exception:  # noqa: BLE001 — explained when train() meets it
+        return False
+
+
 def _adopt_from(workdir) -> tuple[Path, ...]:
     """--adopt_from's directories, each checked to be another sweep's work directory."""
     sources = tuple(Path(text) for text in _ADOPT_FROM.value.split(",") if text.strip())
@@ -363,7 +378,8 @@ def _run(config, spec, workdir, sweep, part, resume_with, adopt_from):
     from attention_research.running.workdir import ensure_writable
 
     if jax.process_index() == 0:
-        ensure_writable(workdir)  # a clear error now, not after compiling
+        if not (sweep is None and _finished(config, workdir, resume_with)):
+            ensure_writable(workdir)  # a clear error now, not after compiling
         file, _, argument = spec.partition(":")
         claim(workdir, "run" if sweep is None else "sweep",
               Path(file).name + (f":{argument}" if argument else ""))

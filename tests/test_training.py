@@ -161,6 +161,39 @@ def test_sigterm_stops_at_the_next_log_and_the_resume_is_exact(finished_run, tmp
 
 
 @pytest.mark.slow
+def test_a_signal_during_the_final_evaluation_is_named_and_the_run_completes(
+        tmp_path, monkeypatch, capsys):
+    """Issue 72: a signal during the final plots completed the run with no line about it."""
+    from attention_research.training.loop import Cohort
+    from tests.conftest import tiny_config
+    final_parameters = Cohort.final_parameters
+
+    def signalled(self, *args):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return final_parameters(self, *args)
+    monkeypatch.setattr(Cohort, "final_parameters", signalled)
+    summary = train(tiny_config(), tmp_path, progress=False)
+    assert summary["status"] == "finished" and (tmp_path / "summary.json").is_file()
+    assert "SIGTERM arrived after the last step: the final evaluation and summary were " \
+        "completed, not stopped" in capsys.readouterr().out
+
+
+def test_a_stopped_sweep_names_the_cohort_it_stopped_in():
+    """Issue 72: a sweep stopped at its second cohort said "before training began"."""
+    from attention_research.running.preemption import Preempted
+    term = signal.SIGTERM
+    assert str(Preempted(term, 0, (2, 4))) == (
+        "stopped by SIGTERM in cohort 2 of 4, before it trained; the cohorts before it are "
+        "finished and saved: rerun the same command to resume")
+    assert str(Preempted(term, 150, (1, 4))) == (
+        "stopped by SIGTERM in cohort 1 of 4, at step 150, its checkpoint saved: rerun the "
+        "same command to resume")
+    assert str(Preempted(term, None, (3, 4))).startswith(
+        "stopped by SIGTERM before cohort 3 of 4; the cohorts before it are finished")
+    assert str(Preempted(term, 0)).startswith("stopped by SIGTERM before training began")
+
+
+@pytest.mark.slow
 def test_resume_refuses_a_different_config(finished_run, tmp_path):
     from tests.conftest import tiny_config
     workdir = tmp_path / "run"

@@ -247,6 +247,38 @@ def test_an_unwritable_work_directory_is_refused_before_anything_runs(tmp_path, 
         workdir_module.ensure_writable(tmp_path / "run")
 
 
+_READ_ONLY_LAUNCH = """
+import builtins, errno, io, os, runpy, sys
+root = os.path.realpath(sys.argv[1])
+real_open = io.open
+def read_only(file, mode="r", *args, **kwargs):
+    if any(c in mode for c in "wax+") and os.path.realpath(str(file)).startswith(root):
+        raise PermissionError(errno.EROFS, "Read-only file system", str(file))
+    return real_open(file, mode, *args, **kwargs)
+builtins.open = io.open = read_only
+sys.argv = ["launch.py", *sys.argv[2:]]
+runpy.run_path("launch.py", run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+def test_a_finished_run_in_a_read_only_directory_says_it_is_finished(tmp_path):
+    """Issue 72: it could not even print "already finished" (the write probe refused it).
+    Root ignores permission bits, so every write under the directory is refused here."""
+    workdir = tmp_path / "run"
+    args = ["--config=configs/additive.py:tiny", f"--workdir={workdir}"]
+    assert _launch(*args).returncode == 0
+    done = subprocess.run([sys.executable, "-c", _READ_ONLY_LAUNCH, str(workdir), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "already finished" in done.stdout
+    # Unfinished, it must write: refused in one line.
+    (workdir / "summary.json").unlink()
+    done = subprocess.run([sys.executable, "-c", _READ_ONLY_LAUNCH, str(workdir), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0 and "error: cannot write to the work directory" in done.stderr
+
+
 def _launch(*args, shell_prefix=""):
     command = [sys.executable, "launch.py", *args]
     if shell_prefix:  # limits set in a shell, not in a forked copy of this threaded process

@@ -43,11 +43,19 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 class Preempted(RunError):
     """The run stopped on a signal, at a step it can resume from exactly."""
 
-    def __init__(self, signum: int, step: int | None):
+    def __init__(self, signum: int, step: int | None, cohort: tuple[int, int] | None = None):
+        """``cohort``: (k, n) when a sweep stopped in (or, with ``step`` None, before)
+        its cohort k of n; the cohorts before it are finished and saved."""
         self.signum, self.step = signum, step
         where = (f"at step {step}, its checkpoint saved" if step
                  else "before training began" if step == 0
                  else "between cohorts, every finished cohort saved")
+        if cohort is not None:
+            k, n = cohort
+            where = (f"before cohort {k} of {n}" if step is None
+                     else f"in cohort {k} of {n}, "
+                     + (f"at step {step}, its checkpoint saved" if step else "before it trained"))
+            where += ("; the cohorts before it are finished and saved" if k > 1 else "")
         super().__init__(f"stopped by {signal.Signals(signum).name} {where}: rerun the same "
                          "command to resume")
 
@@ -58,11 +66,17 @@ class Preempted(RunError):
 
 _requested: list[int] = []  # the signal that asked for a stop, while one is pending
 _depth = 0  # nested stop_on_signals (a sweep around its cohorts)
+_began = False  # whether stop_on_signals was entered: the run may have written since
 
 
 def requested() -> int | None:
     """The signal that asked the run to stop, or None."""
     return _requested[0] if _requested else None
+
+
+def signal_name() -> str:
+    """The name of the signal that asked to stop ('SIGTERM'), or '' if none did."""
+    return signal.Signals(_requested[0]).name if _requested else ""
 
 
 def _exit_now(signum, message: str):
@@ -78,9 +92,14 @@ def _ask_to_stop(signum, frame):
 
 
 def stop_now(signum, frame):
-    """A handler for while nothing is written yet (a process starting): exit at once."""
-    _exit_now(signum, f"stopped by {signal.Signals(signum).name} before the run began; "
-                      "nothing was written")
+    """A handler for while no stop can be asked for: a process starting, before anything
+    is written, or one ending, after its run (whose saves and logs are kept). Exits at
+    once; the line says which (a second Ctrl-C while a checkpoint was still being
+    written said "nothing was written" when 150 steps were saved, issue 72)."""
+    name = signal.Signals(signum).name
+    _exit_now(signum, f"stopped at once by {name}: the checkpoints and logs written so far "
+                      "are kept; rerun the same command to resume" if _began
+              else f"stopped by {name} before the run began; nothing was written")
 
 
 def install_stop_now():
@@ -95,10 +114,11 @@ def stop_on_signals():
     """While inside, SIGTERM and SIGINT ask for a stop (``requested``) instead of
     killing the process; the handlers before are restored on leaving. Outside the main
     thread (where Python cannot install handlers) it does nothing."""
-    global _depth
+    global _depth, _began
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _began = True
     if _depth == 0:
         _requested.clear()
         previous = {s: signal.signal(s, _ask_to_stop) for s in SIGNALS}

@@ -137,8 +137,12 @@ def train_cohort(configs, workdirs, checkpoint_dir, *, start_time: float | None 
                 if (checkpoints.latest_step() or 0) < train_config.num_steps:  # steps left
                     cohort.start_train_compile()  # beside the state made or restored here
                 state, step = resume(cohort, checkpoints, donor, frozenset(resume_with))
-                return train_steps(cohort, checkpoints, state, step, (lock.verify, *hooks),
-                                   progress)
+                summaries = train_steps(cohort, checkpoints, state, step,
+                                        (lock.verify, *hooks), progress)
+                if preemption.requested() and cohort.is_writer:  # during the final part
+                    tqdm.write(f"{preemption.signal_name()} arrived after the last step: the "
+                               "final evaluation and summary were completed, not stopped")
+                return summaries
         finally:
             checkpoints.close()
             for workdir in cohort.workdirs:

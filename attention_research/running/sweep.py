@@ -276,7 +276,8 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     with preemption.stop_on_signals():  # a signal between cohorts stops there too
         for number, cohort in enumerate(groups, 1):
             if preemption.requested():
-                raise preemption.Preempted(preemption.requested(), None)
+                raise preemption.Preempted(preemption.requested(), None,
+                                           (number, len(groups)))
             done = [_finished(m) for m in cohort]
             if all(done):
                 summaries.update({m.index: s for m, s in zip(cohort, done)})
@@ -298,10 +299,15 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
             if donor is not None and progress:
                 print(f"  adopting {donor.member} (its checkpoint of step {donor.step} "
                       f"in {donor.checkpoints}): final evaluation only")
-            results = train_cohort([m.config for m in cohort], [m.workdir for m in cohort],
-                                   checkpoint_dir, start_time=time.time(), progress=progress,
-                                   hooks=hooks, resume_with=resume_with, adopt_from=donor,
-                                   figures=figures, overrides=overrides)
+            try:
+                results = train_cohort([m.config for m in cohort],
+                                       [m.workdir for m in cohort], checkpoint_dir,
+                                       start_time=time.time(), progress=progress, hooks=hooks,
+                                       resume_with=resume_with, adopt_from=donor,
+                                       figures=figures, overrides=overrides)
+            except preemption.Preempted as stop:  # said of the sweep, not of one cohort
+                raise preemption.Preempted(stop.signum, stop.step,
+                                           (number, len(groups))) from None
             summaries.update({m.index: s for m, s in zip(cohort, results)})
     # Another part may have finished its cohorts while this one trained.
     summaries.update({m.index: s for m in members if m.index not in summaries
