@@ -493,7 +493,8 @@ def test_bad_configs_are_refused_before_anything_is_written(tmp_path, field, val
 
 @pytest.mark.parametrize("field, value, words", [
     ("task.eval_max_length", 100_000, r"the held-out set needs at least [\d.]+ GiB, more "
-                                      r"than the [\d.]+ GiB of this machine's memory: lower "
+                                      r"than (three quarters of )?the [\d.]+ GiB free of this "
+                                      r"machine's memory: lower "
                                       r"task.eval_max_length"),
     ("model.hidden_size", 100_000, r"the train state .* lower model.hidden_size"),
 ])
@@ -511,6 +512,20 @@ def test_a_run_too_big_for_the_machine_is_refused_before_it_tries(tmp_path, fiel
         train(config, tmp_path / "run", progress=False)
     assert time.time() - started < 10
     assert not list((tmp_path / "run").glob("checkpoints/[0-9]*"))  # nothing was trained
+
+
+def test_the_size_guard_measures_against_free_memory(tmp_path, monkeypatch):
+    """Issue 72: :tiny with eval_max_length=3000 was only warned about (17.2 GiB of a
+    23.5 GiB machine with 8-13 GiB free), and grew to 6 GiB of RSS before failing."""
+    from attention_research.training import memory
+    from tests.conftest import tiny_config
+    config = tiny_config()
+    config.task.eval_max_length = 3000
+    monkeypatch.setattr(memory, "host_bytes", lambda: 21 * memory.GIB)  # free, not total
+    with pytest.raises(ConfigError, match=r"evaluation chunk's attention weights needs at "
+                                          r"least 17.2 GiB, more than three quarters of the "
+                                          r"21.0 GiB free"):
+        train(config, tmp_path / "run", progress=False)
 
 
 @pytest.mark.slow
