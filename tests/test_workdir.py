@@ -138,6 +138,9 @@ def test_a_torn_last_metrics_line_is_dropped_and_a_damaged_one_named(tmp_path):
     with pytest.raises(WorkDirError, match=r"metrics.jsonl line 2 is damaged: .*'step' and "
                                            r"'member'"):
         WorkDir(tmp_path).read_metrics()
+    path.write_text('{"step": 5, "member": 0}\n{"step": 10, "member": 0, "train/loss": "1"}\n')
+    with pytest.raises(WorkDirError, match=r"metrics.jsonl line 2 is damaged: .* and numbers"):
+        WorkDir(tmp_path).read_metrics()
     path.write_bytes(b'{"step": 5, "member": 0}\n{"step": 10, "member": 0, "x": "\xff"}\n')
     with pytest.raises(WorkDirError, match=r"metrics.jsonl line 2 is damaged: not UTF-8 "
                                            r"\(byte 0xff\)"):

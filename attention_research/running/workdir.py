@@ -151,10 +151,12 @@ def _parse_metrics(path: Path, text: str | None = None):
         # A line that parses but is no log row (issue 72: one without "member" trained
         # the whole run again, then crashed with KeyError: 'member').
         if not (isinstance(record, dict) and isinstance(record.get("step"), int)
-                and isinstance(record.get("member"), int)):
+                and isinstance(record.get("member"), int)
+                and all(isinstance(v, (int, float)) or v is None
+                        for k, v in record.items() if k not in ("step", "member"))):
             raise WorkDirError(f"{path} line {number} is damaged: {line[:80]!r} (a log row "
-                               "holds an integer 'step' and 'member'). Delete that line (or "
-                               "the whole file) and rerun the same command.") from None
+                               "holds an integer 'step' and 'member' and numbers). Delete that "
+                               "line (or the whole file) and rerun the same command.") from None
         records.append(record)
     return records
 
