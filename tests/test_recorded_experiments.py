@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_research.running import sweeps
+from attention_research.running import config_files, sweeps
 from attention_research.running.config_changes import RESOURCE_FIELDS
 from attention_research.running.workdir import WorkDir
 from experiments.lab import costs, pages, record
@@ -63,6 +63,25 @@ def test_a_replication_records_apart_from_its_first_run(name):
     module = importlib.import_module(f"experiments.{name}")
     assert module.get_config("replicate").name.endswith("_replication")
     assert not module.get_config().name.endswith("_replication")
+
+
+def _documented_launches(name: str) -> list[str]:
+    """Every ``--config=experiments/NAME.py[:ARG]`` argument (ARG, '' for none) that the
+    experiment's own docstring tells a reader to run."""
+    doc = ast.get_docstring(ast.parse((ROOT / "experiments" / f"{name}.py").read_text())) or ""
+    return sorted(set(re.findall(rf"--config=experiments/{name}\.py(?::([\w=,.-]*\w))?", doc)))
+
+
+@pytest.mark.parametrize("name", [n for n in EXPERIMENTS if _documented_launches(n)])
+def test_every_command_an_experiment_documents_expands(name, tmp_path):
+    """luong_table4:corpus=multi30k,replicate named a baseline its two settings lack, so
+    the command its header gives was refused before it ran."""
+    module = importlib.import_module(f"experiments.{name}")
+    if not hasattr(module, "get_sweep"):
+        return
+    for arg in _documented_launches(name):
+        config = config_files.call(module.get_config, arg)
+        sweeps.expand(config, config_files.call(module.get_sweep, arg), tmp_path / arg)
 
 
 def _paragraph(doc: str, opening: str) -> str:

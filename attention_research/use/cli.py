@@ -152,7 +152,12 @@ def parse(argv=None):
 def main(argv=None) -> None:
     args = parse(argv)
     import logging
+
+    from attention_research.running import compilation_cache
     logging.getLogger("absl").setLevel(logging.ERROR)  # orbax's read-only notices
+    # The decoders compile once per batch shape; the cache launch.py uses keeps them for
+    # the next command ($ATTENTION_RESEARCH_COMPILATION_CACHE, else ~/.cache/...).
+    compilation_cache.enable(None)
     try:
         run(args)
     except (KeyboardInterrupt, BrokenPipeError):
