@@ -7,6 +7,9 @@ and local-p each with dot and general, 3 seeds each, one budget.
     python launch.py --config=experiments/luong_table4.py --record
     python launch.py --config=experiments/luong_table4.py:corpus=multi30k \
         --config.task.data_path=../shared/data/multi30k     # the second regime (issue 36)
+    python launch.py --config=experiments/luong_table4.py:replicate   # fresh seeds
+    python launch.py --config=experiments/luong_table4.py:corpus=multi30k,replicate \
+        --config.task.data_path=../shared/data/multi30k     # dot and general, fresh seeds
 
 Run it at the tuned recipe, the defaults of ``task=translation`` that
 experiments/translation_recipe.py chose, pinned here: label smoothing 0.1, source,
