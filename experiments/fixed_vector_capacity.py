@@ -21,14 +21,15 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: results/fixed_vector_capacity/: 20 members, 7,188 s (cpu), one core of this
-project's 2-core CPU a cohort; the replication the same.
+Cost: results/fixed_vector_capacity/: 20 members, 7,188 s (cpu);
+results/fixed_vector_capacity_replication/: 20 members, 7,703 s (cpu); one core of this
+project's 2-core CPU a cohort.
 
 Result: results/fixed_vector_capacity/summary.md. Its claims
 (experiments/lab/claims/fixed_vector_capacity.py) take over fixed_vector's row
 "fixed-vector-not-capacity" on experiments/FINDINGS.md: reproduced (kept lengths 6.4,
 10.4, 14.2 without attention at hidden 64, 128, 256; 50 of 50 with additive attention at
-64); the replication (seeds 510-514) is pending.
+64), and replicated on seeds 510-514 (results/fixed_vector_capacity_replication/).
 """
 
 from attention_research.running import sweeps
