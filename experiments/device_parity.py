@@ -32,6 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from attention_research.metric_names import TRAIN_LOSS, eval_key, length_range
+
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "experiments" / "results" / "device_parity"
 BASE = ["--config=configs/additive.py", "--config.train.num_steps=300",
@@ -45,7 +47,7 @@ RUNS = {  # name: (XLA_FLAGS, extra arguments, the run it is compared with)
     "1 device, no clipping": ("", [NO_CLIP], None),
     "4 devices, no clipping": (FOUR, [NO_CLIP], "1 device, no clipping"),
 }
-ACCURACY = "eval/seq_acc/len1-25"
+ACCURACY = eval_key("seq_acc", length_range(1, 25))
 
 
 def run(name: str, flags: str, extra: list[str], scratch: Path) -> tuple[str, dict, dict]:
@@ -54,9 +56,9 @@ def run(name: str, flags: str, extra: list[str], scratch: Path) -> tuple[str, di
     arguments = [sys.executable, "launch.py", *BASE, *extra, f"--workdir={workdir}"]
     env = {**os.environ, "XLA_FLAGS": flags} if flags else dict(os.environ)
     subprocess.run(arguments, cwd=ROOT, env=env, check=True, capture_output=True)
-    losses = {r["step"]: r["train/loss"]
+    losses = {r["step"]: r[TRAIN_LOSS]
               for r in map(json.loads, (workdir / "metrics.jsonl").read_text().splitlines())
-              if "train/loss" in r}
+              if TRAIN_LOSS in r}
     command = (f"XLA_FLAGS={flags} " if flags else "") + shlex.join(
         ["python", "launch.py", *BASE, *extra])
     return command, losses, json.loads((workdir / "summary.json").read_text())

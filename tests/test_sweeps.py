@@ -414,8 +414,10 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "multi30k_goals": (6, 2), "luong_table6": (60, 5), "relative_positions": (80, 8),
                 "hard_vs_soft_converged": (30, 3), "fixed_vector_capacity": (20, 4),
                 "dot_vs_additive": (6, 2)}
-    # Time a train step, an evaluation, the implicit analysis; run a peer toolkit: no sweep.
-    tools = {"step_speed", "eval_speed", "joeynmt_peer", "implicit_cost"}
+    # Time a train step, an evaluation, the implicit analysis, predicting; run a peer
+    # toolkit; compare device counts: no sweep.
+    tools = {"step_speed", "eval_speed", "joeynmt_peer", "implicit_cost", "device_parity",
+             "predict_speed"}
     assert sorted(expected) == sorted(p.stem for p in (root / "experiments").glob("*.py")
                                       if p.stem not in tools)
     for name, (num_members, num_cohorts) in expected.items():

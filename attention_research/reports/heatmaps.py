@@ -131,7 +131,8 @@ def attention_heatmaps(path, examples, title: str, labels=None):
     plotting.save(fig, path, title)
 
 
-def explicit_vs_implicit(path, examples, title: str, labels=None):
+def explicit_vs_implicit(path, examples, title: str, labels=None,
+                         target_name: str = "reference target"):
     """Side-by-side maps of the same held-out examples under teacher forcing, one row
     per example: the explicit weights, the implicit map (analysis/implicit.py) and,
     for a Transformer, the rollout (analysis/rollout.py), each over the source (x) and
@@ -139,7 +140,8 @@ def explicit_vs_implicit(path, examples, title: str, labels=None):
 
     ``examples``: dicts with 'source', 'target' (token arrays, padding included) and
     'maps', {panel title: [T, S]}, and optionally 'reference' [T], the true alignment,
-    outlined in red on every panel; ``labels`` as in ``attention_heatmaps``."""
+    outlined in red on every panel; ``labels`` as in ``attention_heatmaps``;
+    ``target_name``: what the rows are ("output" for a model forced on its own output)."""
     names = _namer(labels)
     columns = max(len(e["maps"]) for e in examples)
     fig, axes = plotting.plt.subplots(len(examples), columns,
@@ -150,7 +152,7 @@ def explicit_vs_implicit(path, examples, title: str, labels=None):
         target = [t for t in example["target"] if t != PAD]
         for ax, (name, values) in zip(row, example["maps"].items()):
             _draw_map(fig, ax, np.asarray(values)[:len(target), :len(source)], names(source),
-                      names(target), "reference target")
+                      names(target), target_name)
             marked = ""
             if example.get("reference") is not None:
                 _mark_reference(ax, example["reference"], len(target))
@@ -168,20 +170,22 @@ _HEAD_KINDS = (("encoder_self", "encoder self-attention", False, False),
                ("cross", "cross-attention", True, False))
 
 
-def attention_heads(path, source, target, layers: dict, title: str, labels=None):
+def attention_heads(path, source, target, layers: dict, title: str, labels=None,
+                    target_name: str = "reference target"):
     """Every weight a Transformer computes for one held-out example under teacher
     forcing: one row per layer and kind (encoder self-attention, decoder
     self-attention, cross-attention), one column per head.
 
     ``layers``: {'encoder_self' | 'decoder_self' | 'cross': [layer x [h, rows,
     columns]]} (training/held_out.head_layers); ``source``/``target``: token arrays,
-    padding included (the target is the reference the decoder was forced on)."""
+    padding included (the target is what the decoder was forced on: the reference, or
+    ``target_name`` says which)."""
     names = _namer(labels)
     source = [t for t in source if t != PAD]
     target = [t for t in target if t != PAD]
     # Row t is the step that emits target t; decoder self-attention at step t reads
     # the decoder's inputs up to t, which are BOS and the target shifted right.
-    axes_of = {False: (source, "source"), True: (target, "reference target")}
+    axes_of = {False: (source, "source"), True: (target, target_name)}
     inputs = ([BOS] + target[:-1], "decoder input")
     rows = [(title_, layer, weights, axes_of[by_target], inputs if of_target else axes_of[False])
             for kind, title_, by_target, of_target in _HEAD_KINDS

@@ -87,7 +87,8 @@ def finished(rows) -> list[dict]:
 
 
 def seeds_cell(seeds) -> str:
-    """How many seeds a setting has; how many failed (and when) or warned of divergence."""
+    """How many seeds a setting has; how many failed (and when) or warned (a diverging
+    loss, or one that never fell: summary.json's warnings say which)."""
     failed = [r for r in seeds if r["status"] == "failed"]
     warned = [r for r in seeds if r.get("warnings")]
     notes = []
@@ -95,7 +96,7 @@ def seeds_cell(seeds) -> str:
         steps = ", ".join(str(r["failed_at_step"]) for r in failed)
         notes.append(f"{len(failed)} failed: non-finite at step {steps}")
     if warned:
-        notes.append(f"{len(warned)} diverging: see summary.json warnings")
+        notes.append(f"{len(warned)} with a warning: see summary.json warnings")
     return f"{len(seeds)} ({'; '.join(notes)})" if notes else str(len(seeds))
 
 

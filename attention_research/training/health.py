@@ -105,8 +105,9 @@ class DivergenceMonitor:
     - *Rising for a long stretch*: the mean of the last ``WINDOW`` logged losses is
       more than ``RISE`` × ln(vocabulary size) nats above the lowest such mean so
       far. Noise does not trigger it; a run that has turned around does.
-    - *Flat*, at the end: the last logged loss is within ``FLAT`` of the first
-      (a learning rate of 1e-35 finished at sequence accuracy 0 with no word, issue 72).
+    - *Flat*, at the end of a run of at least ``WINDOW`` logs: the last logged loss is
+      within ``FLAT`` of the first (a learning rate of 1e-35 finished at sequence
+      accuracy 0 with no word, issue 72).
 
     The monitor is rebuilt from ``metrics.jsonl`` on resume, so a resumed run warns
     exactly as an uninterrupted one would.
@@ -121,6 +122,7 @@ class DivergenceMonitor:
         self.start = math.log(vocab_size)
         self.first: tuple[int, float] | None = None  # the first logged (step, loss)
         self.last: tuple[int, float] | None = None
+        self.logs = 0  # finite losses logged
         self.losses: deque[float] = deque(maxlen=self.WINDOW)  # the last WINDOW logs
         self.lowest_mean = math.inf
         self.warnings: list[str] = []
@@ -133,6 +135,7 @@ class DivergenceMonitor:
             return new  # the non-finite check reports these
         self.first = self.first or (step, loss)
         self.last = (step, loss)
+        self.logs += 1
         if loss > self.FAR_ABOVE * self.start:
             new += self._warn("far above", f"train loss {loss:.3g} at step {step} is "
                               f"{loss / self.start:.3g}x the untrained model's "
@@ -151,9 +154,9 @@ class DivergenceMonitor:
 
     def finish(self) -> list[str]:
         """At the end of training: warn if the loss ended where it began."""
-        if self.first is None or self.last[0] == self.first[0] \
+        if self.logs < self.WINDOW \
                 or abs(self.last[1] - self.first[1]) > self.FLAT * self.first[1]:
-            return []  # it fell (or rose: the rising warning says so)
+            return []  # too short to tell (a smoke run), or it fell (or rose: see rising)
         return self._warn("flat", f"train loss did not fall: {self.first[1]:.4g} at step "
                           f"{self.first[0]}, {self.last[1]:.4g} at step {self.last[0]}; the "
                           "model learned nothing (check train.learning_rate and the data)")

@@ -104,14 +104,15 @@ def write_figures(folder, attended: list[Attended], restored, implicit: str) -> 
         for a in attended if "implicit" in a.maps]
     if side:
         heatmaps.explicit_vs_implicit(folder / "explicit_vs_implicit.png", side, title,
-                                      labels=labels)
+                                      labels=labels, target_name="output")
         written.append(folder / "explicit_vs_implicit.png")
     for i, a in enumerate(attended):
         layers = held_out.head_layers({k: v[None] for k, v in a.maps.items()
                                        if k.startswith("heads/")}, 0)
         if layers:
             path = folder / f"attention_heads_{i + 1}.png"
-            heatmaps.attention_heads(path, a.source, a.output, layers, title, labels=labels)
+            heatmaps.attention_heads(path, a.source, a.output, layers, title, labels=labels,
+                                     target_name="output")
             written.append(path)
     return written
 
