@@ -20,8 +20,8 @@ fresh process so that nothing is warm but the disk and JAX's compilation cache:
 The sentences are read from the prepared corpus into a temporary file, never into the
 record (Multi30k's licence). The record keeps the commands, the times and the machine.
 
-Cost: about 4 minutes of wall time on this project's 2-core CPU with both cores also
-training (2026-12-06).
+Cost: 111 s of wall time on this project's 2-core CPU with both cores also training
+(2026-12-06).
 
 Result: results/predict_speed/summary.md, read by docs/speed.md.
 """
