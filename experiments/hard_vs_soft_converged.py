@@ -33,13 +33,14 @@ direction; inconclusive otherwise.
 Cost: training wall time summed over cohorts, as each record's summary.md states it
 (cpu: one of this project's 2-core CPUs): results/hard_vs_soft_converged/: 30 members,
 7,527 s (cpu), which counts about 17 minutes its B = 64 cohort's process was paused
-(SIGSTOP) while the machine ran CI; the replication, 3 more cohorts of 10, about the same.
+(SIGSTOP) while the machine ran CI; results/hard_vs_soft_converged_replication/: 30
+members, 6,949 s (cpu).
 
 Result: results/hard_vs_soft_converged/summary.md; its claims
 (experiments/lab/claims/hard_vs_soft_converged.py) are rows of experiments/FINDINGS.md,
-replacing hard_vs_soft's two Xu rows. The replication (seeds 410-419) has trained its B = 16
-arm alone, which the variance rule reads: 10 members, 1,462 s of training (cpu, one core)
-(results/hard_vs_soft_converged_replication/).
+replacing hard_vs_soft's two Xu rows. The replication (seeds 410-419) is recorded whole
+(results/hard_vs_soft_converged_replication/): its B = 16 arm from 251a55e, its B = 64 and
+soft arms from 69152c3, one core each.
 """
 
 import math
