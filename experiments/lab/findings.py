@@ -362,6 +362,13 @@ def with_replication(module, own: list[Finding], folder: Path,
             continue
         both_ways = finding.key in getattr(module, "SEPARATES_BOTH_WAYS", ())
         if not (finding.verdict in REPLICABLE or both_ways and finding.verdict in CONTRARY):
+            again = fresh.get(finding.key)
+            if finding.verdict == "inconclusive" and again and again.verdict != "pending":
+                # Nothing to replicate, but fresh seeds ran: the page shows what they give
+                # (issue 73: hard attention's committed replication was on no page).
+                finding = dataclasses.replace(finding, replication=(
+                    f"none owed (inconclusive); on {seeds}, trained all the same, the "
+                    f"same rule gives '{again.verdict}': {again.ours}"))
             out.append(finding)
             continue
         again = fresh.get(finding.key)
