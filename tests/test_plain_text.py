@@ -95,21 +95,30 @@ def test_each_bad_file_is_named_with_its_line(tmp_path):
         "empty_line": ({"train.en": [*good[:4], ("", ""), *good[5:]]},
                        r"train.en line 5 is empty"),
         "one_side": ({"test.de": good[:3]}, r"test.en is missing"),
+        "one_language": ({"train.en": None}, r"train.en is missing \(its train files are for "
+                                              r"de\)"),
     }
     for name, (changes, message) in cases.items():
         folder = write_side_files(tmp_path / name, {"train": good})
         for file, rows in changes.items():
             side = 0 if file.endswith(".de") else 1
+            if rows is None:
+                (folder / file).unlink()
+                continue
             (folder / file).write_bytes(rows if isinstance(rows, bytes) else "".join(
                 row[side] + "\n" for row in rows).encode())
         with pytest.raises(InputError, match=message):
             load(folder, tmp_path)
     tsv = tmp_path / "bad.tsv"
     tsv.write_text("a\tb\nc d\n")
-    with pytest.raises(InputError, match=r"bad.tsv line 2 is not 'source<TAB>target'"):
+    with pytest.raises(InputError, match=r"bad.tsv line 2 is not 'source<TAB>target': it has "
+                                         r"0 tabs"):
         load(tsv, tmp_path)
-    with pytest.raises(ConfigError, match=r"has no train.fr and train.en \(its train files "
-                                          r"are for de, en\)"):
+    tsv.write_text("a\tb\nc\t \n")
+    with pytest.raises(InputError, match=r"bad.tsv line 2 has an empty target side"):
+        load(tsv, tmp_path)
+    with pytest.raises(ConfigError, match=r"has no train.fr \(its train files are for de, "
+                                          r"en\): name the languages"):
         load(write_side_files(tmp_path / "langs", {"train": good}), tmp_path, "fr", "en")
     with pytest.raises(ConfigError, match="does not exist"):
         load(tmp_path / "nowhere", tmp_path)

@@ -176,3 +176,13 @@ def test_damaged_prepared_files_are_named_with_the_remedy(tmp_path):
     with pytest.raises(RunError, match=rf"cached subword model {model} is damaged .* delete it "
                                        "and rerun"):
         subwords.train_or_load([], tmp_path, 100)
+
+
+def test_a_vocabulary_too_large_for_the_corpus_names_the_most_it_allows(tmp_path):
+    """A new user's small corpus met SentencePiece's own text; the line now says what to
+    pass."""
+    from attention_research.errors import ConfigError
+    sentences = ["Der Hund sieht den Baum.", "The dog sees the tree."] * 20
+    with pytest.raises(ConfigError, match=r"task.vocab_size=5000: .* allows at most (\d+) "
+                                          r"pieces: pass --config.task.vocab_size=\1 or less"):
+        subwords.train_or_load(sentences, tmp_path, 5000)

@@ -98,7 +98,7 @@ def test_bad_inputs_get_one_line_naming_the_problem(copy_run, tmp_path):
         attention_research.load(empty)
 
 
-def test_the_command_line(copy_run, tmp_path, capsys):
+def test_the_command_line(copy_run, tmp_path, capsys, monkeypatch):
     cli.main(["predict", str(copy_run), "0 1 2", "3 3"])
     out = capsys.readouterr()
     assert len(out.out.splitlines()) == 2 and "checkpoint of step 40" in out.err
@@ -111,6 +111,11 @@ def test_the_command_line(copy_run, tmp_path, capsys):
     inputs.write_text("0 1\n1 9\n")
     with pytest.raises(SystemExit, match=r"error: .*inputs.txt line 2: '9' in '1 9'"):
         cli.main(["predict", str(copy_run), f"--input={inputs}"])
+    # stdin: an empty line is refused by its number, not dropped (outputs line up).
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO("0 1\n\n2 3\n"))
+    with pytest.raises(SystemExit, match=r"error: stdin line 2: an empty input"):
+        cli.main(["predict", str(copy_run)])
     with pytest.raises(SystemExit, match="lies inside the work directory"):
         cli.main(["attention", str(copy_run), "0 1", f"--out={copy_run / 'maps'}"])
     cli.main(["attention", str(copy_run), "0 1", f"--out={tmp_path / 'maps'}"])

@@ -57,7 +57,7 @@ document.querySelectorAll('#switch button').forEach(b =>
   b.addEventListener('click', () => show(b.dataset.mode)));
 // A link may name what to show: #EXAMPLE:STEP[:MODE], e.g. #0:3:side%20by%20side.
 const [example, step, named] = decodeURIComponent(location.hash.slice(1)).split(':');
-show(data.modes.includes(named) ? named : mode);
+show(data.modes.find(m => named && m.startsWith(named)) || mode);  // 'implicit' will do
 const chosen = document.querySelector(
   `[data-example="${example}"] .out .tok[data-step="${step}"]`);
 if (chosen) { chosen.classList.add('on'); shade(example, +step); }

@@ -89,7 +89,7 @@ def write_arrays(path, attended: list[Attended]) -> Path:
 
 def write_figures(folder, attended: list[Attended], restored, implicit: str) -> list[Path]:
     """attention.png (the decoding's weights), explicit_vs_implicit.png and, for a
-    Transformer, attention_heads_<i>.png (every layer and head of input i)."""
+    Transformer, attention_heads_<i>.png (every layer and head of input i, from 0)."""
     folder, labels, written = Path(folder), restored.task.label, []
     title = f"{restored.member_dir.name}: {restored.used}"
     examples = [{"source": a.source, "output": a.output, "weights": a.maps["weights"],
@@ -110,7 +110,7 @@ def write_figures(folder, attended: list[Attended], restored, implicit: str) -> 
         layers = held_out.head_layers({k: v[None] for k, v in a.maps.items()
                                        if k.startswith("heads/")}, 0)
         if layers:
-            path = folder / f"attention_heads_{i + 1}.png"
+            path = folder / f"attention_heads_{i}.png"  # i from 0, as the npz and page
             heatmaps.attention_heads(path, a.source, a.output, layers, title, labels=labels,
                                      target_name="output")
             written.append(path)

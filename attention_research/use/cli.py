@@ -73,8 +73,10 @@ def _texts(args) -> tuple[list[str], object]:
         return read_lines(args.input), lambda i: f"{args.input} line {i + 1}"
     if sys.stdin.isatty():
         print("reading inputs from stdin, one a line (Ctrl-D to end)", file=sys.stderr)
-    lines = [line.rstrip("\n") for line in sys.stdin]
-    return [line for line in lines if line.strip()], lambda i: f"stdin line {i + 1}"
+    # Every line, empty ones too: each is refused by its number rather than dropped, so
+    # that outputs line up with inputs (empty lines were skipped silently).
+    return [line.rstrip("\n").removesuffix("\r") for line in sys.stdin], \
+        lambda i: f"stdin line {i + 1}"
 
 
 def _inside(path: Path, folder: Path) -> bool:

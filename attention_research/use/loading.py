@@ -94,7 +94,8 @@ def choose_member(sweep: Path, member: str | None) -> Path:
                          f"--workdir={sweep})")
     if member is None:
         raise NoRunError(f"{sweep} is a sweep of {len(names)} members: name one with "
-                         f"--member (its whole name or a part only it holds): {_listed(names)}")
+                         f"--member (member= in Python: its whole name or a part only it holds): "
+                         f"{_listed(names)}")
     if member in names:
         return sweep / "members" / member
     matching = [n for n in names if member in n]
@@ -129,7 +130,7 @@ def locate(workdir, member: str | None = None) -> Located:
                          f"train.checkpoint_every={saved['train']['checkpoint_every']} steps), "
                          "or its checkpoints were deleted (a recorded member keeps none)")
     if member is not None:
-        raise NoRunError(f"{path} is a single run, not a sweep: leave out --member")
+        raise NoRunError(f"{path} is a single run, not a sweep: leave out --member (member=)")
     if not (path / "config.json").is_file():
         raise NoRunError(f"{path} holds no run (no config.json): pass the --workdir a run "
                          "was trained in (python launch.py --config=... --workdir=...)")
@@ -155,7 +156,7 @@ def restore(workdir, member: str | None = None, step: int | None = None) -> Rest
         raise NoRunError(f"{found.member_dir} has no checkpoint yet: the run saves its first "
                          f"at step {train.checkpoint_every} (train.checkpoint_every)")
     if step is not None and step not in steps:
-        raise NoRunError(f"--step={step}: {found.checkpoint_dir} holds the checkpoints of steps "
+        raise NoRunError(f"--step={step} (step=): {found.checkpoint_dir} holds the checkpoints of steps "
                          f"{', '.join(map(str, steps))}")
     checkpoints = Checkpoints(found.checkpoint_dir, read_only=True,
                               regular=lambda s: s % train.checkpoint_every == 0

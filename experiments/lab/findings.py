@@ -363,12 +363,16 @@ def with_replication(module, own: list[Finding], folder: Path,
         both_ways = finding.key in getattr(module, "SEPARATES_BOTH_WAYS", ())
         if not (finding.verdict in REPLICABLE or both_ways and finding.verdict in CONTRARY):
             again = fresh.get(finding.key)
-            if finding.verdict == "inconclusive" and again and again.verdict != "pending":
-                # Nothing to replicate, but fresh seeds ran: the page shows what they give
-                # (issue 73: hard attention's committed replication was on no page).
-                finding = dataclasses.replace(finding, replication=(
-                    f"none owed (inconclusive); on {seeds}, trained all the same, the "
-                    f"same rule gives '{again.verdict}': {again.ours}"))
+            if (finding.verdict == "inconclusive" and again and again.verdict != "pending"
+                    and not differing_for(finding.key)):
+                # No verdict to replicate, but fresh seeds were trained: the page shows
+                # what the same rule gives on them (issue 73: hard attention's committed
+                # replication was on no page).
+                finding = dataclasses.replace(
+                    finding, replicated=f"ran: {again.verdict}", replication=(
+                        f"no verdict to replicate; on {seeds}, trained anyway with the "
+                        f"first run's config, the same rule gives {again.verdict}: "
+                        f"{again.ours}"))
             out.append(finding)
             continue
         again = fresh.get(finding.key)
@@ -470,7 +474,9 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
 def _tally(found) -> str:
     """How the replicable verdicts stand with their replications."""
     revised = {"pending (revised)": "to be decided", "revised rule": "decided"}
-    words = [f.replicated for _, f in found if f.replicated and f.replicated not in revised]
+    ran = [f.replicated for _, f in found if (f.replicated or "").startswith("ran: ")]
+    words = [f.replicated for _, f in found if f.replicated and f.replicated not in revised
+             and f.replicated not in ran]
     counts = {w: words.count(w) for w in dict.fromkeys(words)}
     names = {"yes": "replicated",
              "not confirmed": "not confirmed by fresh seeds that decide neither way (now "
@@ -484,6 +490,9 @@ def _tally(found) -> str:
             f"{later.count(w)} {name}" for w, name in revised.items() if w in later) + (
             " on fresh seeds by a revised rule, written before they ran, where an audit "
             "found the registered rule did not measure what it names")
+    if ran:
+        tally += (f"; and {len(ran)} undecided row(s) whose fresh seeds were trained anyway "
+                  "('ran: ' and what the same rule gives on them)")
     return tally
 
 

@@ -54,7 +54,7 @@ def read_lines(path) -> list[str]:
     lines = [line.removesuffix("\r") for line in lines]
     for number, line in enumerate(lines, 1):
         if not line.strip():
-            raise InputError(f"{path} line {number} is empty: one sentence a line, none empty")
+            raise InputError(f"{path} line {number} is empty: one input a line, none empty")
     if not lines:
         raise InputError(f"{path} is empty: one sentence a line")
     return lines
@@ -75,9 +75,13 @@ def read_tsv(path) -> tuple[list[str], list[str]]:
     sources, targets = [], []
     for number, line in enumerate(read_lines(path), 1):
         sides = line.split("\t")
-        if len(sides) != 2 or not sides[0].strip() or not sides[1].strip():
-            raise InputError(f"{path} line {number} is not 'source<TAB>target' with both "
-                             f"sides non-empty (it has {len(sides) - 1} tab(s))")
+        if len(sides) != 2:
+            raise InputError(f"{path} line {number} is not 'source<TAB>target': it has "
+                             f"{len(sides) - 1} tabs, not 1")
+        empty = [side for side, text in zip(("source", "target"), sides) if not text.strip()]
+        if empty:
+            raise InputError(f"{path} line {number} has an empty {' and '.join(empty)} side: "
+                             "one pair a line, both sides non-empty")
         sources.append(sides[0])
         targets.append(sides[1])
     return sources, targets
@@ -112,11 +116,16 @@ def find_splits(data_path, source_language: str, target_language: str) -> dict:
     languages = sorted({name.split(".", 1)[1] for name in files
                         if name.startswith("train.") and "." not in name[6:]})
     if not {source_language, target_language} <= set(languages):
+        missing = [f"train.{lang}" for lang in (source_language, target_language)
+                   if lang not in languages]
         found = (f"its train files are for {', '.join(languages)}" if languages
                  else f"it holds {', '.join(files[:8]) or 'no file'}")
+        if len(languages) == 1:  # one side is there: the other file is what is missing
+            raise InputError(f"{path / missing[0]} is missing ({found}): one file a language, "
+                             "line i of each a pair")
         raise ConfigError(
-            f"task.data_path={str(data_path)!r} has no train.{source_language} and "
-            f"train.{target_language} ({found}): name the languages of the files with "
+            f"task.data_path={str(data_path)!r} has no {' or '.join(missing)} ({found}): "
+            "name the languages of the files with "
             "task.source_language and task.target_language, or give a folder of train.tsv")
     for name in files:
         stem, _, language = name.rpartition(".")

@@ -8,6 +8,7 @@ source and target share ids (names, numbers, cognates) and keeps one file to cac
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -16,7 +17,7 @@ import numpy as np
 import sentencepiece as spm
 
 from attention_research.data import BOS, EOS, PAD
-from attention_research.errors import RunError
+from attention_research.errors import ConfigError, RunError
 
 UNK = 3
 
@@ -96,9 +97,14 @@ def train_or_load(sentences: Iterable[str], cache_dir: Path, vocab_size: int,
                     eos_id=EOS, unk_id=UNK, input_sentence_size=2_000_000,
                     shuffle_input_sentence=True, minloglevel=2)
             except RuntimeError as error:  # e.g. a vocabulary larger than the corpus allows
-                raise ValueError(f"SentencePiece could not train a {vocab_size}-piece "
-                                 f"{model_type} model on this data: {str(error).rstrip('.')}. Set a smaller "
-                                 f"task.vocab_size.") from error
+                most = re.search(r"value <= (\d+)", str(error))
+                raise ConfigError(
+                    f"task.vocab_size={vocab_size}: SentencePiece could not train a "
+                    f"{vocab_size}-piece {model_type} model on this training split"
+                    + (f", which allows at most {most[1]} pieces: pass "
+                       f"--config.task.vocab_size={most[1]} or less" if most else
+                       f" ({str(error).strip().splitlines()[-1][:160]}): set a smaller "
+                       "task.vocab_size")) from error
             Path(f"{prefix}.model").replace(path)
     try:
         return spm.SentencePieceProcessor(model_file=str(path))

@@ -12,6 +12,7 @@ member (``supersedes``); until then fixed_vector's stands, and this waits.
 
 from pathlib import Path
 
+from attention_research.metric_names import eval_key, length_range
 from attention_research.reports import stats
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
@@ -27,11 +28,18 @@ SEPARATES_BOTH_WAYS = REPLICATED
 PER_ARM = len(SEEDS)  # both runs train 5 seeds a model
 LENGTHS = range(1, 51)  # trained and evaluated: reverse, lengths 1-50
 CAPACITY_EFFECT = 1  # "capacity helps": none at 256 keeps more than one length more
-TITLE = "The fixed vector, not capacity, collapses long sources"
+# Retitled after an audit read as Bahdanau et al. (issue 73): the old title, "The fixed
+# vector, not capacity, collapses long sources", said more than the data; the side test
+# finds that capacity helps, though far less than attention.
+TITLE = "The fixed vector loses long sources; four times the state keeps a few more"
 PAPER = ("Bahdanau et al. 2015, Figure 2 and Table 1: RNNencdec-50's BLEU falls as "
          "sentences grow, RNNsearch-50's does not (all sentences: 17.82 vs 26.75)")
 NAMES = {(m[SCORE], m[HIDDEN]): sweeps.member_name(m) for m in MODELS}
 ATTENTION, LARGEST, SMALLEST = ("additive", 64), ("none", 256), ("none", 64)
+# Where the budget is read: a model still gaining on lengths 1-50 over the last third of
+# its 3,000 steps is said to be so (an audit: none at 256 still learns at this budget).
+LAST_THIRD = (2000, 3000)
+WHOLE = eval_key("seq_acc", length_range(1, 50))
 
 
 def replication_seed_words(_):
@@ -95,6 +103,30 @@ def findings(results):
     def model(key):
         return f"{key[0]} at {key[1]}"
 
+    # The same side test at the main claim's threshold, and what the budget leaves open:
+    # stated, not ruled (the rule was written before the runs).
+    strict = rule.decide(kept[LARGEST], kept[SMALLEST], rule.Claim(MIN_LENGTHS, rule.ABOVE),
+                         stats.ANY, ceiling=ceiling)
+    gains = {key: [b - a for a, b in zip(*(f.member_values(results, NAMES[key], WHOLE, step)
+                                            for step in LAST_THIRD)) if a is not None
+                   and b is not None] for key in NAMES}
+    rising = [f"{model(key)} {stats.finite(g).mean():+.3f}" for key, g in gains.items()
+              if len(g) and stats.finite(g).mean() > 0.02]
+    at_five = {rule.REPRODUCED: "helps", rule.NOT_REPRODUCED: "does not help",
+               rule.INCONCLUSIVE: "undecided"}[strict.verdict]
+    caveats = (
+        f" Capacity ruled at the main claim's threshold instead (more than +{MIN_LENGTHS} "
+        f"lengths): {at_five}. The budget: accuracy on 1-50 from step {LAST_THIRD[0]} to "
+        f"{LAST_THIRD[1]} rises by " + (", ".join(rising) if rising else "at most 0.02 for "
+                                        "every model")
+        + (": the comparison holds at this budget; longer training could let the larger "
+           "state keep more." if rising else ".")
+        + " Bahdanau et al. conjecture that the fixed vector 'may make it difficult' to "
+        "cope with long sentences, on WMT'14 En-Fr BLEU with models of one size; the "
+        "capacity contrast is ours. Reversal is a one-to-one alignment that attention can "
+        "solve exactly, evaluated within the trained lengths on one fixed held-out set "
+        "(eval seed 12345, shared by both runs)")
+
     ours = (f"reverse, trained and evaluated on lengths 1-50, {PER_ARM} seeds a model: the "
             f"length a model keeps (of 1-50, those it decodes at least half as well as its "
             f"own lengths {SHORT[0]}-{SHORT[1]}; mean ± the half-width of its 95% interval): "
@@ -107,7 +139,8 @@ def findings(results):
                                         for key, values in whole.items())
             + (". Seeds that do not fit their short sources (under "
                f"{FITS:g}), whose kept length reads a halved floor: "
-               + ", ".join(f"{name} {n}" for name, n in unfitted.items()) if unfitted else ""))
+               + ", ".join(f"{name} {n}" for name, n in unfitted.items()) if unfitted else "")
+            + "." + caveats)
     return [f.Finding(KEY, TITLE, PAPER, ours, decision.verdict,
                       f"{RULES[KEY]} (the lab's one decision rule: {rule.WORDS})",
                       "results/fixed_vector_capacity/plots/seq_acc_by_length.png",
