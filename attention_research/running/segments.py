@@ -5,14 +5,15 @@ segments that led to it, so summary.json names every segment of a resumed run, n
 the last (issue 72: a run begun on 4 devices and resumed on 1 said "1 device"; one
 resumed after a commit named only the new commit).
 
-A resume under another commit, another JAX or jaxlib, or other devices is announced in
-one line. Under another mesh it is refused unless ``--resume_with=mesh`` accepts it: a
+A resume under another commit, another JAX or jaxlib, other devices or other XLA flags
+(``train.fast_compile`` sets some) is announced in one line. Under another mesh it is refused unless ``--resume_with=mesh`` accepts it: a
 batch split over other devices sums its gradients in another order, so the run would not
 be the one it resumes (docs/scaling.md).
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 
@@ -33,6 +34,9 @@ def environment(mesh_shape: dict) -> dict:
     """What this process trains on: code, software, devices and mesh, host."""
     device = jax.devices()[0]
     return {"code": code_version(), "software": software_versions(),
+            # XLA's own settings (train.fast_compile's flags among them) compile another
+            # program, whose floats part as another mesh's do (results/device_parity).
+            "xla_flags": os.environ.get("XLA_FLAGS", ""),
             "devices": {"count": jax.device_count(), "platform": device.platform,
                         "kind": device.device_kind, "processes": jax.process_count(),
                         "mesh": {str(k): int(v) for k, v in mesh_shape.items()}},
@@ -48,7 +52,7 @@ def _words(value) -> str:
 def differences(was: dict, now: dict) -> list[tuple[str, object, object]]:
     """(what, was, now) for each way ``now``'s environment differs from ``was``'s that
     can change a run's numbers: the commit, changes in the checkout, JAX and jaxlib,
-    the devices, the mesh."""
+    the devices, the mesh, XLA's flags."""
     def get(entry, *path):
         for key in path:
             entry = (entry or {}).get(key)
@@ -57,8 +61,10 @@ def differences(was: dict, now: dict) -> list[tuple[str, object, object]]:
               ("jax", ("software", "jax")), ("jaxlib", ("software", "jaxlib")),
               ("devices", ("devices", "count")), ("platform", ("devices", "platform")),
               ("device kind", ("devices", "kind")), ("processes", ("devices", "processes")),
-              (MESH, ("devices", "mesh"))]
-    found = [(name, get(was, *path), get(now, *path)) for name, path in fields
+              (MESH, ("devices", "mesh")), ("XLA_FLAGS", ("xla_flags",))]
+    recorded = [(name, path) for name, path in fields  # a field the segment before
+                if path[0] in was]                         # lacks was not kept then
+    found = [(name, get(was, *path), get(now, *path)) for name, path in recorded
              if get(was, *path) != get(now, *path)]
     return [(name, *(v[:7] if name == "commit" and isinstance(v, str) else v for v in pair))
             for name, *pair in found]
