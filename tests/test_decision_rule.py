@@ -120,3 +120,28 @@ def test_a_stopped_decision_names_its_stop_and_no_seeds():
     # a level and its threshold both under the rule's floor: no direction
     low = rule.decide_level([0.02, 0.03, 0.025], rule.Claim(0.01, rule.ABOVE), stats.ACCURACY)
     assert low.stopped and low.verdict == rule.INCONCLUSIVE
+
+
+def test_seeds_do_not_shrink_the_test_sets_own_error():
+    """A BLEU difference's standard error holds the test sentences' part, which more
+    seeds leave as it is: the seeds that decide grow with it, and where it alone keeps
+    the threshold inside, no number of seeds decides (issue 73: the referee's power bug)."""
+    claim = rule.Claim(0.5, rule.ABOVE)
+    interval = stats.Interval(3, 0.0, -0.9, 0.9)  # 0.5 short of Luong's lead
+    seeds_only = rule.decide_interval(interval, 0.3, 4.0, 3, claim)
+    with_sentences = rule.decide_interval(interval, 0.3, 4.0, 3, claim, fixed_se=0.1)
+    assert seeds_only.seeds_to_decide < with_sentences.seeds_to_decide
+    # What the search returns decides, and one seed fewer does not.
+    for decision, fixed in ((seeds_only, 0.0), (with_sentences, 0.1)):
+        n = decision.seeds_to_decide
+        spread = lambda n: np.sqrt((0.3 ** 2 - fixed ** 2) * 3 / n + fixed ** 2)
+        factor = lambda n: (scipy_stats.t.ppf(0.975, 4.0 * (n - 1) / 2)
+                            + scipy_stats.t.ppf(0.8, 4.0 * (n - 1) / 2))
+        assert factor(n) * spread(n) <= 0.5 < factor(n - 1) * spread(n - 1)
+    hopeless = rule.decide_interval(interval, 0.3, 4.0, 3, claim, fixed_se=0.2)
+    assert hopeless.seeds_cannot_decide and hopeless.seeds_to_decide is None
+    assert "no number of seeds would decide" in hopeless.words()
+    assert "no number of seeds decides it" in rule.power_words([hopeless])
+    # a Bonferroni-corrected contrast needs more seeds than the same at 95%
+    assert (rule.decide_interval(interval, 0.3, 4.0, 3, claim, level=0.05 / 7).seeds_to_decide
+            > seeds_only.seeds_to_decide)

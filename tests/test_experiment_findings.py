@@ -1584,7 +1584,8 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     assert {f.key: f.verdict for f in own}[experiment.KEY] == "reproduced"  # registered
     row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
     assert row.verdict == verdict and row.replicated == "revised rule", row.ours
-    assert row.title == experiment.TITLE
+    # the revised rule's title, qualified by its corpus and long bin (issue 73)
+    assert row.title.startswith(experiment.TITLE) and "Multi30k, sources of ≥" in row.title
     assert "G_attention (RNNsearch against the control)" in row.ours
     assert "The first seeds, by the registered rule" in row.replication
     # What an audit as Bahdanau asked the row to say beside its verdict: each test set

@@ -33,6 +33,21 @@ def test_a_finding_takes_only_the_known_verdicts():
     assert findings.pending("k", "t", "p", "5 seeds").verdict == "pending"
 
 
+def test_a_check_by_construction_is_counted_apart_from_the_findings():
+    """Issue 73: a paper's identity computed on the draws it assumes (Vaswani et al.'s
+    footnote 4) verifies the code, not a claim about trained models: it takes 'verified',
+    sits in its own section and is not among the reproduced."""
+    check = findings.Finding("identity", "Scores spread as √d", "Vaswani et al. 2017: x",
+                             "×8", "verified", "within 10%", construction="unit draws")
+    claim = findings.Finding("claim", "A claim", "Someone 2020: y", "0.9", "reproduced", "t")
+    with pytest.raises(ValueError):
+        findings.Finding("bad", "t", "p: c", "o", "reproduced", "w", construction="by design")
+    page = findings.page([("x", claim), ("score_scaling", check)])
+    head, checks = page.split("## Checks by construction")
+    assert "1 reproduced" in head and "[Scores spread as √d]" not in head
+    assert "1 verified" in checks and "**By construction:** unit draws" in checks
+
+
 def test_separated_needs_the_right_direction_and_a_test():
     assert findings.separated([0.9, 0.91, 0.92], [0.5, 0.52, 0.51])[0]
     assert not findings.separated([0.5, 0.52, 0.51], [0.9, 0.91, 0.92])[0]

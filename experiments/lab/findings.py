@@ -57,6 +57,11 @@ from attention_research.running.workdir import write_atomically
 ROOT = Path(__file__).resolve().parents[2]
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "pending")
 OBSERVATION_VERDICTS = ("holds", "does not hold", "inconclusive", "pending")
+# A check: a paper's arithmetic computed as the paper states it, whose outcome follows by
+# construction (Vaswani et al.'s footnote 4 on unit-variance draws). It verifies the
+# code and the identity, not a finding about trained models, so it is no reproduction:
+# it is counted apart and never replicated (a second draw repeats the identity).
+CHECK_VERDICTS = ("verified", "not verified", "pending")
 COMMAND = "python -m experiments.lab.findings"
 REPLICATION_SEEDS = (100, 101, 102)  # never used by a first run
 REPLICABLE = ("reproduced", "holds")  # the verdicts a replication must repeat
@@ -88,6 +93,9 @@ class Finding:
     # The summary table's power cell (rule.power_words): the smallest effect the design
     # detects at 80% power and, for an inconclusive row, the seeds that would decide it.
     power: str = ""
+    # For a check (CHECK_VERDICTS): why its outcome follows by construction; "" for a
+    # finding about trained models.
+    construction: str = ""
 
     def __post_init__(self):
         allowed = self.verdicts
@@ -99,7 +107,13 @@ class Finding:
         return self.paper is None
 
     @property
+    def check(self) -> bool:
+        return bool(self.construction)
+
+    @property
     def verdicts(self) -> tuple[str, ...]:
+        if self.check:
+            return CHECK_VERDICTS
         return OBSERVATION_VERDICTS if self.observation else VERDICTS
 
 
@@ -405,8 +419,12 @@ def with_replication(module, own: list[Finding], folder: Path,
                           f"first seeds gave {finding.verdict}. A failure to confirm, which "
                           f"with fewer seeds may be one of power, not evidence against the "
                           f"claim"), "not confirmed"
+        # An undecided replication's power says what fresh seeds would decide it.
+        power = (f"fresh seeds: {again.power}" if word == "not confirmed" and again.power
+                 else finding.power)
         out.append(dataclasses.replace(finding, verdict=verdict, replication=text,
-                                       replicated=word, replication_records=records))
+                                       replicated=word, replication_records=records,
+                                       power=power))
     return out
 
 
@@ -415,6 +433,7 @@ def _section(name: str, f: Finding) -> str:
     claim = ("- **Claim:** ours alone (no paper states it)" if f.observation
              else f"- **Paper:** {f.paper}")
     again = f"- **Replication:** {f.replication}\n" if f.replication else ""
+    built = f"- **By construction:** {f.construction}\n" if f.construction else ""
     fresh = [r for r in (f.replication_records or (f"{name}_replication",))
              if (ROOT / "experiments" / "results" / r).is_dir()]
     replication = ("; replication in " + ", ".join(f"[`results/{r}/`](results/{r}/)"
@@ -428,7 +447,7 @@ def _section(name: str, f: Finding) -> str:
     reads = ("; reads " + ", ".join(f"[`results/{r}/`](results/{r}/)" for r in reads)
              if reads else "")
     return (f'<a id="{f.key}"></a>\n### {f.title}\n\n{claim}\n'
-            f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n{again}"
+            f"- **Ours:** {f.ours}\n- **Verdict:** {f.verdict} — {f.why}\n{built}{again}"
             f"- **Experiment:** [`experiments/{name}.py`]({name}.py), {record}"
             f"{reads}{replication}{plot}")
 
@@ -467,6 +486,7 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
             f"({again.verdict}); {voided}. The first seeds, by the registered rule "
             f"({finding.why}): {finding.ours}")
     return dataclasses.replace(finding, verdict=again.verdict, ours=again.ours,
+                               title=again.title, power=again.power or finding.power,
                                why=f"{again.why} (the revised rule, written before {seeds} "
                                    "ran)", replication=text, replicated="revised rule")
 
@@ -503,8 +523,9 @@ def citation(paper: str) -> str:
 
 
 def page(found) -> str:
-    claims = [(name, f) for name, f in found if not f.observation]
-    observed = [(name, f) for name, f in found if f.observation]
+    claims = [(name, f) for name, f in found if not f.observation and not f.check]
+    observed = [(name, f) for name, f in found if f.observation and not f.check]
+    checks = [(name, f) for name, f in found if f.check]
     # The summary is for scanning (issue 38: no table row of prose): each row names the
     # claim, its source and the verdict; the numbers and the test are in its section.
     summary = markdown_table(
@@ -523,13 +544,28 @@ def page(found) -> str:
             "do not repeat is inconclusive (the 'replicated' column; each section says what "
             "the fresh seeds gave, or why they were not run). Until its replication is "
             f"recorded a verdict counts as its first seeds gave it: {_tally(found)}. "
-            "The power column gives, for the rows the lab's one decision rule "
-            "(experiments/lab/rule.py) decides, the smallest distance of the true "
-            "difference from the row's threshold that its design decides at 80% power "
-            "and, for an inconclusive row, the seeds an arm that would decide the observed "
-            "difference (were its mean and spread the truth) and what they would cost "
-            "here.\n\n"
+            "The power column gives, by the lab's one decision rule "
+            "(experiments/lab/rule.py) on the contrasts that decide the row (a row on its "
+            "own registered rule says what the one rule gives), the smallest distance of "
+            "the true difference from the row's threshold that its design decides at 80% "
+            "power and, for an inconclusive row, the seeds an arm that would decide the "
+            "observed difference (were its mean and spread the truth; a BLEU test's "
+            "sentences are the same whatever the seeds) and what they would cost here, or "
+            "why no number of seeds would and what would instead ('fresh seeds:' where a "
+            "replication left the row undecided).\n\n"
             + summary + "\n\n" + "\n\n".join(_section(n, f) for n, f in claims) + "\n")
+    if checks:
+        table = markdown_table(["check", "paper", "verdict"],
+                               [[f"[{f.title}](#{f.key})", citation(f.paper or "ours"),
+                                 f"**{f.verdict}**"] for _, f in checks])
+        tally = ", ".join(f"{sum(f.verdict == v for _, f in checks)} {v}"
+                          for v in CHECK_VERDICTS)
+        text += ("\n## Checks by construction\n\nA paper's arithmetic computed as the paper "
+                 "states it, on draws of the kind it assumes: the outcome follows from the "
+                 "construction, so a check verifies the code and the identity, not a claim "
+                 "about trained models. Checks are not counted among the findings above "
+                 f"and are not replicated. {tally}.\n\n" + table + "\n\n"
+                 + "\n\n".join(_section(n, f) for n, f in checks) + "\n")
     if observed:
         table = markdown_table(["observation", "verdict", "replicated"],
                                [[f"[{f.title}](#{f.key})", f"**{f.verdict}**",

@@ -20,9 +20,14 @@ decide it (issue 73, item 4):
 
 * ``detectable``: the smallest distance of the true d from the threshold that this
   design (its seeds and spread) decides at 80% power, (t_0.975 + t_0.80) · se;
-* ``seeds_to_decide``: the seeds an arm at which the observed d, were its mean and spread
-  the truth, would be decided at 80% power: n · ((t_0.975 + t_0.80) · se / |d − threshold|)²,
-  the standard error shrinking as 1/√n (None where d sits on the threshold).
+* ``seeds_to_decide``: the fewest seeds an arm at which the observed d, were its mean and
+  spread the truth, would be decided at 80% power: the smallest n with
+  (t_0.975 + t_0.80) · se(n) ≤ |d − threshold|, where the seeds' part of the standard
+  error shrinks as 1/√n, its degrees of freedom grow as n − 1, and a part that seeds do
+  not shrink (``fixed_se``: a BLEU test's sentences, scored on the same test set whatever
+  the seeds) stays. None where d sits on the threshold, or where that fixed part alone
+  keeps the threshold inside (``seeds_cannot_decide``: more test sentences would, not
+  more seeds).
 """
 
 from __future__ import annotations
@@ -65,6 +70,9 @@ class Decision:
     detectable: float | None  # smallest |true d − threshold| decided at 80% power
     seeds_to_decide: int | None  # seeds an arm that would decide the observed d
     stopped: bool = False  # a floor, a ceiling or a guard withholds the verdict: no seeds can
+    # The test set's own error (the part of se no number of seeds shrinks) keeps the
+    # observed d from being decided, however many seeds train.
+    seeds_cannot_decide: bool = False
 
     def words(self, digits: int = 3) -> str:
         """'d = +0.041 [+0.012, +0.070] (12 seeds an arm): reproduced; detects 0.030 at
@@ -76,26 +84,68 @@ class Decision:
                 f"({self.seeds} seeds an arm): {self.verdict} ({self.why})")
         if self.detectable is not None:
             text += f"; the design detects {self.detectable:.{digits}f} at 80% power"
-        if (self.verdict == INCONCLUSIVE and self.seeds_to_decide is not None
-                and not self.stopped):
-            text += f"; about {self.seeds_to_decide} seeds an arm would decide the observed d"
+        if self.verdict == INCONCLUSIVE and not self.stopped:
+            if self.seeds_cannot_decide:
+                text += ("; no number of seeds would decide the observed d: the test "
+                         "set's own error holds the threshold")
+            elif self.seeds_to_decide is not None:
+                text += f"; about {self.seeds_to_decide} seeds an arm would decide the observed d"
         return text
 
 
-def _quantiles(dof: float) -> float:
+def _quantiles(dof: float, level: float = stats.LEVEL) -> float:
     t = stats._t()
-    return float(t.ppf(1 - stats.LEVEL / 2, dof) + t.ppf(POWER, dof))
+    if math.isinf(dof):
+        from scipy.stats import norm
+        return float(norm.ppf(1 - level / 2) + norm.ppf(POWER))
+    return float(t.ppf(1 - level / 2, dof) + t.ppf(POWER, dof))
+
+
+MOST_SEEDS = 1_000_000  # where the search for the seeds that decide gives up
+
+
+def seeds_needed(seeds: int, se: float, dof: float, distance: float,
+                 fixed_se: float = 0.0, level: float = stats.LEVEL) -> int | None:
+    """The fewest seeds an arm at which a true d ``distance`` from the threshold is
+    decided at 80% power, from a design of ``seeds`` an arm whose d has standard error
+    ``se`` (of which ``fixed_se`` does not shrink with seeds) on ``dof`` degrees of
+    freedom: the seeds' variance shrinks as 1/n and their degrees of freedom grow as
+    n − 1. None where no number of seeds does it (d on the threshold, or the fixed part
+    alone too wide)."""
+    distance = abs(distance)
+    if not distance or not se > 0 or not dof > 0 or seeds < 2:
+        return None
+    if _quantiles(math.inf, level) * fixed_se >= distance:
+        return None
+    seed_variance = max(se ** 2 - fixed_se ** 2, 0.0)
+
+    def decides(n: int) -> bool:
+        spread = math.sqrt(seed_variance * seeds / n + fixed_se ** 2)
+        return _quantiles(dof * (n - 1) / (seeds - 1), level) * spread <= distance
+
+    low, high = 2, seeds
+    while not decides(high):  # double, then bisect: decides(n) only turns true once
+        low, high = high, 2 * high
+        if high > MOST_SEEDS:
+            return None
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if decides(middle) else (middle + 1, high)
+    return high
 
 
 def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
-                    claim: Claim, stopped: str = "") -> Decision:
+                    claim: Claim, stopped: str = "", fixed_se: float = 0.0,
+                    level: float = stats.LEVEL) -> Decision:
     """The rule on d's interval, its standard error and degrees of freedom, with
-    ``seeds`` an arm. ``stopped``: why no verdict may be read (a floor, a ceiling), or ""."""
+    ``seeds`` an arm. ``stopped``: why no verdict may be read (a floor, a ceiling), or "".
+    ``fixed_se``: the part of ``se`` more seeds do not shrink (a test set's sentences);
+    ``level``: the interval's (a Bonferroni-corrected contrast's), for its power."""
     distance = interval.mean - claim.threshold
-    factor = _quantiles(dof) if dof > 0 else math.inf
+    factor = _quantiles(dof, level) if dof > 0 else math.inf
     detectable = factor * se if math.isfinite(factor) else None
-    needed = (math.ceil(seeds * (factor * se / abs(distance)) ** 2)
-              if distance and se > 0 and math.isfinite(factor) else None)
+    needed = seeds_needed(seeds, se, dof, distance, fixed_se, level)
+    cannot = bool(distance) and _quantiles(math.inf, level) * fixed_se >= abs(distance)
     beyond = interval.low > claim.threshold if claim.direction == ABOVE else interval.high < claim.threshold
     ruled_out = interval.high < claim.threshold if claim.direction == ABOVE else interval.low > claim.threshold
     if stopped:
@@ -106,7 +156,8 @@ def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
         verdict, why = NOT_REPRODUCED, f"the interval rules out {claim.threshold:+g}"
     else:
         verdict, why = INCONCLUSIVE, f"the interval holds {claim.threshold:+g}"
-    return Decision(verdict, interval, se, dof, seeds, why, detectable, needed, bool(stopped))
+    return Decision(verdict, interval, se, dof, seeds, why, detectable, needed, bool(stopped),
+                    cannot)
 
 
 def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
@@ -128,7 +179,7 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
         stopped = f"both arms under the floor {rule.floor:g}"
     elif ceiling is not None and min(means) >= ceiling:
         stopped = f"both arms at the ceiling (≥ {ceiling:g})"
-    return decide_interval(interval, se, test.dof, seeds, claim, stopped)
+    return decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level)
 
 
 def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decision:
@@ -187,6 +238,8 @@ def power_words(decisions: list[Decision], member_seconds: float | None = None,
     text = f"detects {weakest.detectable:.3g}"
     if weakest.stopped:
         return text + "; stopped (a floor, a ceiling or a guard: the row says which)"
+    if weakest.seeds_cannot_decide:
+        return text + "; no number of seeds decides it (more test sentences would)"
     if weakest.seeds_to_decide is None:
         return text + "; d sits on the threshold"
     text += f"; about {weakest.seeds_to_decide} seeds an arm decide"

@@ -119,7 +119,19 @@ def findings(results):
            "seeds 100-102 were trained in this regime before (explicit_vs_implicit's Multi30k "
            "replication), so that arm is not blind; its seeds are the project's replication "
            "seeds, fixed in advance")
-    return [f.Finding(KEY, TITLE, paper, ours, verdict, why, plot)]
+    # The lab's one decision rule on the same interval (issue 73, item 1): the row keeps
+    # the rule registered before its run, and says what the one rule gives.
+    from experiments.lab import rule as one_rule
+    decision = one_rule.decide_interval(
+        stats.Interval(len(SEEDS), test["difference"], test["low"], test["high"]),
+        test["se"], test["df"], min(len(v) for v in seeds.values()),
+        one_rule.Claim(rule.min_effect, one_rule.ABOVE), fixed_se=test["sentence_se"])
+    why += (f". The lab's one decision rule (experiments/lab/rule.py), written after this "
+            f"rule, on the same interval against +{rule.min_effect:g} BLEU gives "
+            f"{decision.verdict}" + ("" if decision.verdict == verdict
+                                      else ", not the registered verdict"))
+    return [f.Finding(KEY, TITLE, paper, ours, verdict, why, plot,
+                      power=one_rule.power_words([decision], one_rule.member_seconds(results)))]
 
 
 def _test_bleu(summaries) -> list:
