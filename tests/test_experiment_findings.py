@@ -1026,7 +1026,9 @@ AS_CLAIMED = {
     ("dot", None, EARLY): 0.95, ("general", None, EARLY): 0.7, ("cosine", None, EARLY): 0.7,
     ("additive", None, EARLY): 0.6,
     ("dot", None, SEEN): 0.99, ("dot", "sort", SEEN): 0.73, ("scaled_dot", None, SEEN): 0.25,
-    ("location", None, UNSEEN): 0.0, ("location", "sort", SEEN): 0.11,
+    # 'no better than none' is a claim the one rule reads off location's interval (issue
+    # 73): location a little under none, so the interval rules a lead of 0.02 out
+    ("location", None, UNSEEN): 0.0, ("location", "sort", SEEN): 0.09,
     ("none", "sort", SEEN): 0.11,
     ("local_p", "sort", SEEN): 0.3,
     ("pointer_generator", None, UNSEEN): 0.17, ("pointer_generator", "sort", SEEN): 0.6,
@@ -1051,8 +1053,9 @@ AGAINST = {
 @pytest.mark.parametrize("means, expected", [
     (AS_CLAIMED, {"coverage-loss-from-the-start": "reproduced",
                   "sparse-attention-matches-softmax": "reproduced",
-                  "local-m-needs-monotonic-alignment": "reproduced",
-                  "monotonic-attention-cannot-read-back": "reproduced",
+                  # checks by construction since issue 73: verified, not reproduced
+                  "local-m-needs-monotonic-alignment": "verified",
+                  "monotonic-attention-cannot-read-back": "verified",
                   "dot-fits-fastest": "holds", "scaled-dot-blurs-in-the-rnn": "holds",
                   "location-fails-unseen-lengths-and-sort": "holds",
                   "local-p-fails-sort": "holds", "pointer-generator-limits": "holds",
@@ -1060,8 +1063,8 @@ AGAINST = {
                   "cosine-keeps-most-beyond-training": "holds"}),
     (AGAINST, {"coverage-loss-from-the-start": "not reproduced",
                "sparse-attention-matches-softmax": "not reproduced",  # no weight is 0
-               "local-m-needs-monotonic-alignment": "not reproduced",
-               "monotonic-attention-cannot-read-back": "not reproduced",
+               "local-m-needs-monotonic-alignment": "not verified",
+               "monotonic-attention-cannot-read-back": "not verified",
                "dot-fits-fastest": "does not hold",
                "scaled-dot-blurs-in-the-rnn": "does not hold",
                "location-fails-unseen-lengths-and-sort": "does not hold",
@@ -1584,8 +1587,9 @@ def test_translation_length_replication_is_decided_by_the_revised_rule(
     assert {f.key: f.verdict for f in own}[experiment.KEY] == "reproduced"  # registered
     row = {f.key: f for f in findings.with_replication(experiment, own, again)}[experiment.KEY]
     assert row.verdict == verdict and row.replicated == "revised rule", row.ours
-    # the revised rule's title, qualified by its corpus and long bin (issue 73)
-    assert row.title.startswith(experiment.TITLE) and "Multi30k, sources of ≥" in row.title
+    # the revised rule's title names the two bins G compares and the corpus (issue 73)
+    assert row.title.startswith("Attention's lead over the encoder-decoder is larger on "
+                                "sources of ≥") and "(Multi30k" in row.title
     assert "G_attention (RNNsearch against the control)" in row.ours
     assert "The first seeds, by the registered rule" in row.replication
     # What an audit as Bahdanau asked the row to say beside its verdict: each test set

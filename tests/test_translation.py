@@ -583,3 +583,26 @@ def test_the_translation_report_shows_settings_by_display_name_against_the_first
     text = report.markdown(rows, "test", 1.0, tiny_config())
     assert "## At a glance: BLEU (test)" in text and "| additive | 7.100 ± 0.248 |" in text
     assert "Against the baseline, **dot**" in text and "| additive | +2.000 [" in text
+
+
+def test_the_sentence_error_seeds_share_is_told_from_each_seeds_own():
+    """Issue 73 (a referee's audit): more seeds shrink each seed's own interaction with
+    the test sentences, not what all seeds share. Seeds that make the same errors share
+    the whole sentence error; seeds whose errors fall on different sentences share
+    about none of it."""
+    rng = np.random.default_rng(5)
+    words = "the a cat dog sat ran on under mat rug today now".split()
+    references = [" ".join(rng.choice(words, size=n)) for n in rng.integers(5, 15, 120)]
+
+    def drop(rows):  # the last two words of the given sentences left out
+        return [" ".join(r.split()[:-2]) if i in rows else r for i, r in enumerate(references)]
+    rows = np.arange(120)
+    same = {"a": [drop(set(range(0, 120, 3)))] * 3, "b": [drop(set())] * 3}
+    shared = bleu_tests.paired_seed_test(same, references, "a", "b", [(rows, 1.0)],
+                                         n_samples=300)
+    assert shared["sentence_fixed_se"] == pytest.approx(shared["sentence_se"], rel=0.05)
+    apart = {"a": [drop(set(rng.choice(120, 40, replace=False))) for _ in range(6)],
+             "b": [drop(set())] * 6}
+    own = bleu_tests.paired_seed_test(apart, references, "a", "b", [(rows, 1.0)],
+                                      n_samples=300)
+    assert own["sentence_fixed_se"] < 0.6 * own["sentence_se"]

@@ -144,7 +144,8 @@ def paired_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequen
     sentences, which the bootstrap part counts again. With under 2 seeds on a
     side, or no variance at all, there is no test: the interval is unbounded, p = 1.
     Returns {'difference', 'low', 'high', 'p', 'se', 'df', 'seed_se', 'sentence_se',
-    'a_value', 'b_value'}.
+    'sentence_fixed_se' (the part of the sentences' error more seeds would not shrink:
+    what different seeds share, ``_shared_sentence_se``), 'a_value', 'b_value'}.
     """
     result = contrast_seed_test(systems, references, {a: 1.0, b: -1.0}, bins, n_samples,
                                 seed)
@@ -176,26 +177,29 @@ def contrast_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequ
         return np.bincount(picks.ravel(), minlength=n_samples * n).reshape(
             n_samples, n).astype(float)
     draws = [drawn(len(rows)) for rows, _ in bins]
-    values, resampled = {}, {}
+    values, resampled, by_seed = {}, {}, {}
     for setting in contrast:
         per_seed = _per_seed(systems[setting], references)
         values[setting] = np.array([sum(weight * bleu_from_statistics(s[rows].sum(0))
                                         for rows, weight in bins) for s in per_seed])
-        resampled[setting] = np.mean([sum(weight * bleu_of_totals(counts @ s[rows])
-                                          for (rows, weight), counts in zip(bins, draws))
-                                      for s in per_seed], axis=0)  # [B] the seed mean
+        by_seed[setting] = np.array([sum(weight * bleu_of_totals(counts @ s[rows])
+                                         for (rows, weight), counts in zip(bins, draws))
+                                     for s in per_seed])  # [seeds, B]
+        resampled[setting] = by_seed[setting].mean(axis=0)  # [B] the seed mean
     counts = {setting: len(values[setting]) for setting in contrast}
     difference = float(sum(c * values[k].mean() for k, c in contrast.items()))
     result = {"difference": difference,
               "values": {k: float(values[k].mean()) for k in contrast}}
     if min(counts.values()) < 2:
         return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "se": float("nan"),
-                "df": None, "seed_se": float("nan"), "sentence_se": float("nan")}
+                "df": None, "seed_se": float("nan"), "sentence_se": float("nan"),
+                "sentence_fixed_se": float("nan")}
     parts = {k: c ** 2 * values[k].var(ddof=1) / counts[k] for k, c in contrast.items()}
     sentences = float(sum(c * resampled[k] for k, c in contrast.items()).var(ddof=1))
     se = float(np.sqrt(sum(parts.values()) + sentences))
     result.update(se=se, seed_se=float(np.sqrt(sum(parts.values()))),
-                  sentence_se=float(np.sqrt(sentences)))
+                  sentence_se=float(np.sqrt(sentences)),
+                  sentence_fixed_se=_shared_sentence_se(by_seed, contrast))
     if se == 0:
         return {**result, "low": -np.inf, "high": np.inf, "p": 1.0, "df": None}
     seeds_part = sum(part ** 2 / (counts[k] - 1) for k, part in parts.items())
@@ -204,6 +208,31 @@ def contrast_seed_test(systems: dict[str, list[Sequence[str]]], references: Sequ
     p = float(2 * scipy_stats.t.sf(abs(difference) / se, df))
     return {**result, "low": difference - half, "high": difference + half, "p": p,
             "df": df}
+
+
+def _shared_sentence_se(by_seed: dict[str, np.ndarray], contrast: dict[str, float]) -> float:
+    """The part of the sentences' error that more seeds would not shrink: the bootstrap
+    covariance of L between different seeds (each [seeds, B] array of ``by_seed`` holds
+    one setting's per-seed values over the resamples), Σ c_k c_l × the mean covariance
+    of setting k's and l's values over pairs of different seeds. Most of the paired
+    bootstrap's variance is each seed's own interaction with the sentences, which
+    averages away over seeds; what different seeds share (all scored on one test set)
+    stays. Clipped at 0 (a noisy estimate of a covariance near 0)."""
+    total = 0.0
+    for k, c_k in contrast.items():
+        for l, c_l in contrast.items():
+            x = by_seed[k] - by_seed[k].mean(axis=1, keepdims=True)
+            y = by_seed[l] - by_seed[l].mean(axis=1, keepdims=True)
+            covariance = x @ y.T / (x.shape[1] - 1)  # [seeds_k, seeds_l]
+            if k == l:  # pairs of different seeds only
+                n = covariance.shape[0]
+                if n < 2:
+                    return float("nan")
+                mean = (covariance.sum() - np.trace(covariance)) / (n * (n - 1))
+            else:
+                mean = covariance.mean()
+            total += c_k * c_l * mean
+    return float(np.sqrt(max(total, 0.0)))
 
 
 def length_gap_test(systems: dict[str, list[Sequence[str]]], references: Sequence[str],

@@ -18,6 +18,7 @@ EARLY = at_step(SEEN, 500)
 SEEN_LOGGED = eval_key("seq_acc", length_range(1, 25))  # as metrics.jsonl names it
 ZERO_SHARE = column("attn_zero_share", length_range(1, 25))
 MARGIN = 0.05  # "no worse than": the difference's 95% interval stays above −MARGIN
+CEILING = 0.98  # the one rule reads no verdict where both arms sit at or above it
 PLOT = "results/compare_attention/plots/seq_acc_by_length_{task}.png"
 
 
@@ -73,11 +74,16 @@ _CLAIMS = {  # key: (title, paper; None: our observation)
      "iteration, rather than as a last phase, 'interfered with the main objective, "
      "reducing overall performance' (no number; they add it for a last 3,000 iterations, "
      "λ = 1)"),
-    "sparse-attention-matches-softmax": ("Sparse attention weights cost no accuracy",
+    "sparse-attention-matches-softmax": ("Sparse attention weights cost no accuracy "
+                                         "(within 0.05 on sort; copy and reverse at the "
+                                         "ceiling)",
      "Martins & Astudillo 2016 (abstract, SNLI): sparsemax attention performs similarly to "
      "softmax with a more compact focus; Peters, Niculae & Martins 2019: entmax "
      "attention is sparse at no loss (no number quoted here)"),
-    "local-m-needs-monotonic-alignment": ("Local-m needs a monotonic alignment",
+    # Checks by construction since issue 73's second referee: the window and the
+    # monotonic process decide these outcomes by design (results' README, Decision log).
+    "local-m-needs-monotonic-alignment": ("Local-m's window cannot reach an alignment "
+                                          "beyond ±D",
      "Luong, Pham & Manning 2015, §3.2: local-m sets p_t = t, 'assuming that source and "
      "target sequences are roughly monotonically aligned' (no number)"),
     "monotonic-attention-cannot-read-back": ("Monotonic attention cannot read back",
@@ -124,9 +130,13 @@ def _within_margin(difference) -> bool:
     return difference is not None and -MARGIN < difference.low and difference.high < MARGIN
 
 
-def _finding(f, key, ours, verdict, why, plot=None):
+def _finding(f, key, ours, verdict, why, plot=None, construction=""):
     title, paper = _CLAIMS[key]
-    return f.Finding(key, title, paper, ours, verdict, why, plot)
+    if construction:  # a check: its rule's "reproduced" reads "verified"
+        verdict = {"reproduced": "verified", "not reproduced": "not verified"}.get(
+            verdict, verdict)
+    return f.Finding(key, title, paper, ours, verdict, why, plot,
+                     construction=construction)
 
 
 # Why this rule replaced the first one (whose control was plain additive attention):
@@ -236,7 +246,8 @@ def _local_m(f, get):
                else "not reproduced" if not any(s for s, _ in tests) else "inconclusive")
     from experiments.lab import rule
     decisions = ([rule.decide(get("local_m", "copy"), get("additive", "copy"),
-                              rule.Claim(-MARGIN, rule.ABOVE), stats.ACCURACY)]
+                              rule.Claim(-MARGIN, rule.ABOVE), stats.ACCURACY,
+                              ceiling=CEILING)]
                  + [rule.decide(get("local_m", t), get("additive", t),
                                 rule.Claim(-stats.ACCURACY.min_effect, rule.BELOW),
                                 stats.ACCURACY) for t in ("reverse", "sort")])
@@ -244,8 +255,15 @@ def _local_m(f, get):
         f, "local-m-needs-monotonic-alignment", ours + _window(f, get), verdict,
         f"on copy the interval of (local_m − global) above −{MARGIN}, and on "
         "reverse and sort local_m below global by Welch's t (Holm over 2): "
-        "reproduced; below on neither: not reproduced; else inconclusive"
-        + _one_rule(decisions, verdict) + EXPLORATORY, PLOT.format(task="reverse")),
+        "verified; below on neither: not verified; else inconclusive"
+        + _one_rule(decisions, verdict) + EXPLORATORY, PLOT.format(task="reverse"),
+        construction=(
+            "local_m's window [t − D, t + D] around p_t = t covers the whole source while "
+            "L ≤ D + 1 (local_m is global attention there) and cannot reach position "
+            "L − 1 − t beyond it, so its failure on reverse and sort follows from the "
+            "window's width (Luong et al.'s 'assuming … roughly monotonically aligned' "
+            "states the design, not a finding). What the check adds: the bidirectional "
+            "encoder does not carry the far token into the window")),
         power=rule.power_words(decisions, rule.member_seconds(get.results)))
 
 
@@ -294,13 +312,28 @@ def _monotonic(f, get):
                  + [rule.decide(get("monotonic", "copy"), get("monotonic", t),
                                 rule.Claim(effect, rule.ABOVE), stats.ACCURACY)
                     for t in ("reverse", "sort")])
+    # Raffel et al.'s claim with content (competitive on a monotonic task), shown beside
+    # by the one rule: monotonic against softmax on copy, no loss beyond 0.02.
+    on_copy = rule.decide(get("monotonic", "copy"), get("additive", "copy"),
+                          rule.Claim(-effect, rule.ABOVE), stats.ACCURACY, ceiling=CEILING)
+    ours += (f". With no attention at all, reverse scores {get.cell('none', 'reverse')}: "
+             "monotonic attention reads nothing back, and reverses only what the encoder "
+             "carries. Raffel et al.'s claim with content, that monotonic attention is "
+             "competitive on a monotonic task, by the one rule on copy (no loss beyond "
+             f"0.02): {on_copy.words()}")
     return dataclasses.replace(_finding(
         f, "monotonic-attention-cannot-read-back", ours, verdict,
         "monotonic below softmax on the non-monotonic tasks (reverse, sort) and "
         "better on copy than on either, each by Welch's t (Holm over the 4): "
-        "reproduced; not below softmax on either: not reproduced; else "
+        "verified; not below softmax on either: not verified; else "
         "inconclusive" + _one_rule(decisions, verdict) + EXPLORATORY,
-        PLOT.format(task="reverse")),
+        PLOT.format(task="reverse"),
+        construction=(
+            "the monotonic process never attends to a position before its last one "
+            "(attention/monotonic.py), at training (the expected alignment) and at test "
+            "(the hard process), so it cannot read a reversed or sorted source back: "
+            "failing there follows from the mechanism (Raffel et al. state it as the "
+            "design's scope)")),
         power=rule.power_words(decisions, rule.member_seconds(get.results)))
 
 
@@ -353,13 +386,25 @@ def _location(f, get):
             f"location {get.cell('location', 'sort')} against none "
             f"{get.cell('none', 'sort')} ({sort_test[1]})")
     zero = all(max(v) == 0 for v in unseen.values())
-    verdict = ("holds" if zero and not sort_test[0]
+    # A second referee (issue 73): 'no better' was read off a non-separation. The one
+    # rule reads it as a claim: location − none below +0.02 by its interval.
+    from attention_research.reports import stats
+    from experiments.lab import rule
+    no_better = rule.decide(get("location", "sort"), get("none", "sort"),
+                            rule.Claim(stats.ACCURACY.min_effect, rule.BELOW), stats.ACCURACY)
+    ours += (f"; 'no better' by the one rule (location − none under +0.02): "
+             f"{no_better.words()}. On 26–50 the failure is partly by construction: "
+             "location's scores come from W_a's rows for positions up to the longest "
+             "evaluated source (50), and the rows past 25 never receive a gradient")
+    verdict = ("holds" if zero and no_better.verdict == rule.REPRODUCED
                else "does not hold" if not zero and sort_test[0] else "inconclusive")
     return _finding(f, "location-fails-unseen-lengths-and-sort", ours, verdict,
-                    "every seed 0 on 26–50 of copy and reverse, and on sort location not "
-                    "above none by Welch's t (not separated: the claim is 'no better', which "
-                    "a non-separation supports but does not prove): holds; neither: does "
-                    "not hold; else inconclusive", PLOT.format(task="sort"))
+                    "every seed 0 on 26–50 of copy and reverse, and on sort location's "
+                    "lead over none ruled out beyond +0.02 by the one rule's interval: "
+                    "holds; neither: does not hold; else inconclusive. Revised after a "
+                    "second audit (issue 73), after both runs: the registered rule read "
+                    "'no better' off a non-separation by Welch's t, which supports it but "
+                    "does not prove it", PLOT.format(task="sort"))
 
 
 def _local_p_sort(f, get):

@@ -84,13 +84,14 @@ def _dehghani(f, rows, results):
     waiting = _missing(f, rows, models, key, title, paper, results)
     if waiting:
         return waiting
-    parts, low, high = [], [], []
+    parts, low, high, spread = [], [], [], []
     for task in TASKS:
         for model in models:
             values = f.column(rows, SPANS["81-200"], setting=_setting(model, task))
             interval = stats.t_interval(values)
             low.append(interval.high is not None and interval.high <= 0.1)
             high.append(interval.low is not None and interval.low > 0.1)
+            spread.extend(stats.finite(values))
             positions = model["config.model.positions"]
             other = f.column(rows, SPANS["81-200"],
                              setting=_setting(_transformer(positions), task))
@@ -113,7 +114,9 @@ def _dehghani(f, rows, results):
         "there by construction (shown, as the rule names it, but no evidence)",
         "reproduced" if all(low) else "not reproduced" if any(high) else "inconclusive",
         DEHGHANI_RULE,
-        _plot(results, "seq_acc_by_length_copy.png", "positions-sinusoidal"))
+        _plot(results, "seq_acc_by_length_copy.png", "positions-sinusoidal"),
+        power=("every seed of every arm scores 0.000: no spread to size" if spread
+               and max(spread) == 0 else ""))
 
 
 def _chorowski(f, rows, results):

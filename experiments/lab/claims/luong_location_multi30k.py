@@ -125,7 +125,7 @@ def findings(results):
     decision = one_rule.decide_interval(
         stats.Interval(len(SEEDS), test["difference"], test["low"], test["high"]),
         test["se"], test["df"], min(len(v) for v in seeds.values()),
-        one_rule.Claim(rule.min_effect, one_rule.ABOVE), fixed_se=test["sentence_se"])
+        one_rule.Claim(rule.min_effect, one_rule.ABOVE), fixed_se=luong_table4._shared(test))
     why += (f". The lab's one decision rule (experiments/lab/rule.py), written after this "
             f"rule, on the same interval against +{rule.min_effect:g} BLEU gives "
             f"{decision.verdict}" + ("" if decision.verdict == verdict
@@ -199,7 +199,8 @@ def _without_normality(bleu: dict) -> str:
     p = np.mean([split >= observed - 1e-9 for split in splits])
     return (f"without assuming normal seeds: {pairs} of {len(dot) * len(location)} dot-"
             f"location seed pairs favour dot, exact permutation p = {p:.2g} over the "
-            f"{len(splits)} splits of the seeds")
+            f"{len(splits)} splits of the seeds (two-sided by the absolute difference; "
+            f"doubling the one-sided p would give {min(1.0, 2 * p):.2g})")
 
 
 def _size(verdict: str, test: dict, share: float, location_mean: float) -> str:

@@ -148,7 +148,7 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
         return one_rule.decide_interval(
             stats.Interval(len(SEEDS), d, d - half, d + half), test["se"], test["df"],
             len(SEEDS), luong_way, f"both under the BLEU floor {rule.floor:g}" if floor else "",
-            fixed_se=test["sentence_se"], level=level)
+            fixed_se=_shared(test), level=level)
 
     def row_decision(family):
         """A row's verdict and its pairs' 95% decisions: reproduced if every pair's
@@ -176,7 +176,8 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
                 # good as exactly: near 2 where one setting's seeds spread widely.
                 f"{test['df']:.1f} degrees of freedom, "
                 f"standard error {test['se']:.2f} (seeds {test['seed_se']:.2f}, sentences "
-                f"{test['sentence_se']:.2f}), detectable at 80% power ≈ {detectable:.1f} BLEU "
+                f"{test['sentence_se']:.2f}, of which the seeds share {_shared(test):.2f}), "
+                f"detectable at 80% power ≈ {detectable:.1f} BLEU "
                 f"(these models, sentences alone: "
                 f"[{model['low']:+.2f}, {model['high']:+.2f}], Holm p = "
                 f"{adjusted_fixed[family][pair]:.2g})")
@@ -267,10 +268,20 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
         high = test["difference"] + half
         if (high < rule.min_effect) == (test["high"] < rule.min_effect):
             return ""
+        # A second referee: the test's error counts each seed's interaction with the
+        # sentences twice (the seeds' spread on one test set already holds it), so the
+        # seeds' own variance alone is the other reading at those degrees of freedom.
+        alone = float(scipy_stats.t.ppf(0.975, seeds_test.dof)) * test["seed_se"]
         return (f"; at the seeds' own {seeds_test.dof:.1f} degrees of freedom (the test "
                 f"takes {test['df']:.1f}, Satterthwaite's) the interval would be "
                 f"[{test['difference'] - half:+.2f}, {high:+.2f}], which holds "
-                f"+{rule.min_effect:g}: the verdict turns on that choice")
+                f"+{rule.min_effect:g}; but the test's error counts each seed's interaction "
+                f"with the sentences twice (the seeds' spread on one test set holds it "
+                f"already), and with the seeds' variance alone at those degrees of freedom "
+                f"it is [{test['difference'] - alone:+.2f}, {test['difference'] + alone:+.2f}]"
+                + (f", which rules +{rule.min_effect:g} out"
+                   if test["difference"] + alone < rule.min_effect else "")
+                + ": the verdict turns on these choices")
 
     def size(pair, theirs):
         # The scale the gap is read at: the two settings' seed means on this corpus.
@@ -351,6 +362,13 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
             row_decision(family)[0], how + size(pair, theirs) + note,
             plot, power=power(family)))
     return out
+
+
+def _shared(test: dict) -> float:
+    """The part of a BLEU test's sentence error that more seeds would not shrink (what
+    different seeds share: bleu_tests._shared_sentence_se), 0 where not estimable."""
+    value = test.get("sentence_fixed_se", 0.0)
+    return 0.0 if value is None or math.isnan(value) else value
 
 
 def _dot_not_blind(f, results) -> str:
