@@ -30,6 +30,7 @@ alignments where they are known, on the symbol tasks (``compare_attention``).
 Cost: training wall time summed over cohorts, as each record's summary.md states it
 (cpu: one of this project's 2-core CPUs): results/luong_table4/: 24 members, 24,372 s
 (cpu); results/luong_table4_multi30k/: 24 members, 65,277 s (cpu);
+results/luong_table4_multi30k_replication/: 6 members, 15,106 s (cpu);
 results/luong_table4_replication/: 9 members, 14,904 s (cpu).
 
 Result: results/luong_table4/summary.md; its claims

@@ -114,6 +114,12 @@ def test_a_claim_found_false_is_replicated_too(tmp_path, fresh, verdict, word):
     found, = findings.with_replication(module, module.findings(tmp_path / "x"),
                                        tmp_path / "x_replication")
     assert (found.verdict, found.replicated) == (verdict, word)
+    if word == "not confirmed":
+        # A verdict against the claim, not confirmed, is no evidence for the claim
+        # either; and the replication's 3 seeds are fewer than the first run's 5 (issue
+        # 73, an audit as Luong).
+        assert "no evidence for it either (with fewer seeds" in found.replication
+        assert "not evidence against the claim" not in found.replication
 
 
 def test_a_verdict_without_a_replication_says_why(tmp_path):

@@ -361,6 +361,7 @@ def with_replication(module, own: list[Finding], folder: Path,
                 f"`python launch.py --config=experiments/"
                 f"{folder.name.removesuffix('_replication')}.py:replicate`")
 
+    saved_seeds = list(module.SEEDS)  # the first run's (replicate_findings swaps them)
     fresh = replicate_findings(module, folder) if covered else {}
     differing = own_differing
     chosen = getattr(module, "REVISED_SEEDS", REPLICATION_SEEDS)  # the revised rule's
@@ -422,11 +423,19 @@ def with_replication(module, own: list[Finding], folder: Path,
             # and with fewer seeds than the first run it may be one of power (an audit of
             # compare_attention's replication, issue 35). The verdict falls all the same.
             verdict = "inconclusive"
+            fewer = count < len(saved_seeds)
+            # An audit as Luong (issue 73): for a first verdict against the paper, the
+            # fresh seeds' failure to confirm is no evidence for the paper either, and
+            # "fewer seeds" is said only where the replication has fewer.
+            meaning = (f"a failure to confirm, which{' with fewer seeds' if fewer else ''} "
+                       "may be one of power, not evidence against the claim"
+                       if finding.verdict in REPLICABLE else
+                       f"the claim is not ruled out on them, nor shown: no evidence for it "
+                       f"either{' (with fewer seeds, a failure that may be one of power)' if fewer else ''}")
             text, word = (f"not confirmed: {seeds} ({count} seeds) give "
                           f"{again.verdict}, not the opposite verdict ({again.ours}); the "
-                          f"first seeds gave {finding.verdict}. A failure to confirm, which "
-                          f"with fewer seeds may be one of power, not evidence against the "
-                          f"claim"), "not confirmed"
+                          f"first seeds gave {finding.verdict}. {meaning[0].upper()}"
+                          f"{meaning[1:]}"), "not confirmed"
         # An undecided replication's power says what fresh seeds would decide it.
         power = (f"fresh seeds: {again.power}" if word == "not confirmed" and again.power
                  else finding.power)
@@ -505,6 +514,9 @@ def _decided_by_fresh_seeds(finding: Finding, again: Finding | None, seeds: str,
 
 def _tally(found) -> str:
     """How the replicable verdicts stand with their replications."""
+    # Checks are counted apart, and a row that repeats another's contrast once (a
+    # third referee found both in this count).
+    found = [(n, f) for n, f in found if not f.check and not f.repeats]
     revised = {"pending (revised)": "to be decided", "revised rule": "decided"}
     ran = [f.replicated for _, f in found if (f.replicated or "").startswith("ran: ")]
     words = [f.replicated for _, f in found if f.replicated and f.replicated not in revised

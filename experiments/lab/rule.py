@@ -179,6 +179,10 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
         stopped = f"both arms under the floor {rule.floor:g}"
     elif ceiling is not None and min(means) >= ceiling:
         stopped = f"both arms at the ceiling (≥ {ceiling:g})"
+    elif se == 0 and means[0] == means[1]:
+        # Two arms at one constant (every seed at 1.0, say): an interval of [0, 0] would
+        # 'rule out' any threshold; it is a floor or a ceiling the caller did not name.
+        stopped = "both arms the same constant on every seed: nothing to test"
     return decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level)
 
 
