@@ -232,7 +232,10 @@ def _sparse(f, get):
         "reproduced; an interval wholly below −0.05 (below 0 as registered, corrected "
         "in issue 73 after a referee found the asymmetry; no verdict moves), or half the "
         "weights or fewer at 0: not reproduced; else inconclusive" + margin_words + EXPLORATORY),
-        power=rule.power_words(list(on_sort.values()), rule.member_seconds(get.results)))
+        # The cell sizes the one rule's reading at −0.02, not the registered margin's
+        # verdict (a fourth referee asked that it say so).
+        power="at −0.02: " + rule.power_words(list(on_sort.values()),
+                                               rule.member_seconds(get.results)))
 
 
 def _local_m(f, get):
