@@ -439,7 +439,7 @@ def with_replication(module, own: list[Finding], folder: Path,
         # An undecided replication's power says what fresh seeds would decide it.
         power = (f"fresh seeds: {again.power}" if word == "not confirmed" and again.power
                  else finding.power)
-        if word == "yes" and again.power and "decide" in again.power:
+        if word == "yes" and again.power and "seeds an arm decide" in again.power:
             # Replicated by the row's registered rule, while the one rule's reading of
             # the fresh seeds (its power cell) leaves them undecided: the cell says so.
             power = f"{finding.power}; fresh seeds: {again.power}"
@@ -569,8 +569,10 @@ def page(found) -> str:
             "seeds, and the verdict the experiment's `findings()` reaches by the test it "
             f"names. {counts}. Every "
             "reproduced or holds verdict, and a not reproduced or does not hold one that "
-            "a test separated the other way, is rerun on seeds never used before (3 of them, "
-            "fewer than most first runs: a replicate has less power); one the fresh seeds "
+            "a test separated the other way, is rerun on seeds never used before (seeds "
+            "100-102 where the experiment names none of its own, fewer than its first run, "
+            "so a replicate has less power; other experiments name as many as their first "
+            "run; each section names its seeds); one the fresh seeds "
             "do not repeat is inconclusive (the 'replicated' column; each section says what "
             "the fresh seeds gave, or why they were not run). Until its replication is "
             f"recorded a verdict counts as its first seeds gave it: {_tally(found)}. "

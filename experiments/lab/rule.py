@@ -24,8 +24,8 @@ decide it (issue 73, item 4):
   spread the truth, would be decided at 80% power: the smallest n with
   (t_0.975 + t_0.80) · se(n) ≤ |d − threshold|, where the seeds' part of the standard
   error shrinks as 1/√n, its degrees of freedom grow as n − 1, and a part that seeds do
-  not shrink (``fixed_se``: a BLEU test's sentences, scored on the same test set whatever
-  the seeds) stays. None where d sits on the threshold, or where that fixed part alone
+  not shrink (``fixed_se``: what every seed of a BLEU test shares of the sentences'
+  error, all scored on one test set; bleu_tests' ``sentence_fixed_se``) stays. None where d sits on the threshold, or where that fixed part alone
   keeps the threshold inside (``seeds_cannot_decide``: more test sentences would, not
   more seeds).
 """

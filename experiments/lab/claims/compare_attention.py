@@ -183,7 +183,11 @@ def _coverage(f, get):
         _finding(f, "coverage-loss-from-the-start", ours, verdict, COVERAGE_RULE
                  + ". The one decision rule (experiments/lab/rule.py) would read each "
                  "task's interval against −0.02; the rule above, registered before it, is "
-                 "kept", PLOT.format(task="sort")),
+                 "kept. The first run is partly exploratory: the rule was written after the "
+                 "from-step-0 arm was recorded and before its control (the final phase) "
+                 "trained (results/compare_attention/README.md, Decision log); the "
+                 "replication, ruled before it ran, is the confirmatory test",
+                 PLOT.format(task="sort")),
         power=rule.power_words([likeliest], rule.member_seconds(get.results)))
 
 
