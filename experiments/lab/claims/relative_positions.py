@@ -33,7 +33,7 @@ ABOVE = rule.Claim(MIN_EFFECT, rule.ABOVE)
 # Qualified after a referee's audit (issue 73): the contrast with sinusoidal holds largely
 # by construction, and on reverse neither scheme does more than the causal mask (NoPE).
 TITLES = {RELATIVE_KEY: ("Relative positions keep half their accuracy at unseen positions "
-                        "(teacher-forced; not above NoPE on reverse)"),
+                        "(teacher-forced; below NoPE on reverse)"),
           ALIBI_KEY: ("ALiBi extrapolates beyond the training length (teacher-forced; not "
                       "above NoPE on reverse)")}
 PAPERS = {
