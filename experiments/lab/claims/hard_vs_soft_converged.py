@@ -167,9 +167,14 @@ def _accuracy(f, results, finals, cell, seconds):
                      f"{RULES[ACCURACY_KEY]} (the lab's one decision rule: {rule.WORDS}). "
                      "On sort, not captioning: Xu's claim is about BLEU on images; sort was "
                      "chosen for soft attention's being off the ceiling at 1,500 steps "
-                     "(compare_attention's record). At 4,500 steps soft reaches the ceiling, "
-                     "so this design cannot reproduce Xu's claim, only fail to; nor can "
-                     "exact-match sort show the regularising effect Xu reports for BLEU",
+                     "(compare_attention's record). At 4,500 steps soft reaches the ceiling "
+                     "and the hard arms still rise, so the ceiling and the convergence guard "
+                     "withhold both verdicts: this design can neither reproduce Xu's claim "
+                     "nor refute it. What would decide it: an in-distribution task where "
+                     "soft stays under the ceiling at convergence (sort at longer lengths, "
+                     "say), trained until the hard arms level off, its rule written before "
+                     "the runs. Nor can exact-match sort show the regularising effect Xu "
+                     "reports for BLEU",
                      power=rule.power_words([decided["B = 16"]], seconds))
 
 
