@@ -218,11 +218,11 @@ def _shared_sentence_se(by_seed: dict[str, np.ndarray], contrast: dict[str, floa
     bootstrap's variance is each seed's own interaction with the sentences, which
     averages away over seeds; what different seeds share (all scored on one test set)
     stays. Clipped at 0 (a noisy estimate of a covariance near 0)."""
+    centred = {k: v - v.mean(axis=1, keepdims=True) for k, v in by_seed.items()}
     total = 0.0
     for k, c_k in contrast.items():
         for l, c_l in contrast.items():
-            x = by_seed[k] - by_seed[k].mean(axis=1, keepdims=True)
-            y = by_seed[l] - by_seed[l].mean(axis=1, keepdims=True)
+            x, y = centred[k], centred[l]
             covariance = x @ y.T / (x.shape[1] - 1)  # [seeds_k, seeds_l]
             if k == l:  # pairs of different seeds only
                 n = covariance.shape[0]

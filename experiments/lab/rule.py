@@ -104,6 +104,12 @@ def _quantiles(dof: float, level: float = stats.LEVEL) -> float:
 MOST_SEEDS = 1_000_000  # where the search for the seeds that decide gives up
 
 
+def _fixed_part_holds(fixed_se: float, distance: float, level: float) -> bool:
+    """Whether the error no number of seeds shrinks keeps a true d ``distance`` from the
+    threshold from being decided at 80% power, however many seeds train."""
+    return bool(distance) and _quantiles(math.inf, level) * fixed_se >= abs(distance)
+
+
 def seeds_needed(seeds: int, se: float, dof: float, distance: float,
                  fixed_se: float = 0.0, level: float = stats.LEVEL) -> int | None:
     """The fewest seeds an arm at which a true d ``distance`` from the threshold is
@@ -115,7 +121,7 @@ def seeds_needed(seeds: int, se: float, dof: float, distance: float,
     distance = abs(distance)
     if not distance or not se > 0 or not dof > 0 or seeds < 2:
         return None
-    if _quantiles(math.inf, level) * fixed_se >= distance:
+    if _fixed_part_holds(fixed_se, distance, level):
         return None
     seed_variance = max(se ** 2 - fixed_se ** 2, 0.0)
 
@@ -145,7 +151,7 @@ def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
     factor = _quantiles(dof, level) if dof > 0 else math.inf
     detectable = factor * se if math.isfinite(factor) else None
     needed = seeds_needed(seeds, se, dof, distance, fixed_se, level)
-    cannot = bool(distance) and _quantiles(math.inf, level) * fixed_se >= abs(distance)
+    cannot = _fixed_part_holds(fixed_se, distance, level)
     beyond = interval.low > claim.threshold if claim.direction == ABOVE else interval.high < claim.threshold
     ruled_out = interval.high < claim.threshold if claim.direction == ABOVE else interval.low > claim.threshold
     if stopped:

@@ -170,11 +170,12 @@ def _chorowski(f, rows, results):
     # (each seed's 81-200 over its 1-20 accuracy, its 95% interval against 0.9) gives
     # the row its power: what would decide it (issue 73, item 4).
     from experiments.lab import rule
-    keeps = {task: rule.decide_level(
-        [far / seen for far, seen in zip(
-            f.column(rows, SPANS["81-200"], setting=_setting(aware, task)),
-            f.column(rows, SPANS["1-20"], setting=_setting(aware, task))) if seen],
-        rule.Claim(0.9, rule.ABOVE)) for task in TASKS}
+    ratios = {task: [far / seen for far, seen in zip(
+        f.column(rows, SPANS["81-200"], setting=_setting(aware, task)),
+        f.column(rows, SPANS["1-20"], setting=_setting(aware, task))) if seen]
+        for task in TASKS}
+    keeps = {task: rule.decide_level(ratios[task], rule.Claim(0.9, rule.ABOVE))
+             for task in TASKS}
     keep_words = (
         ". Its rule was written after location_aware's copy members were recorded and "
         "before its reverse ones (results/length_generalization/README.md, Decision "
@@ -182,8 +183,7 @@ def _chorowski(f, rows, results):
         "clause (each seed's accuracy on 81-200 over its own on 1-20, the 95% interval "
         "against 0.9): " + "; ".join(f"{task} {d.words()}" for task, d in keeps.items())
         + ". A seed that collapses (as one did on reverse) and four that keep all cannot "
-        "be told from a model that keeps 80% by the mean alone" + _collapses(keeps, a, f,
-                                                                           rows, aware))
+        "be told from a model that keeps 80% by the mean alone" + _collapses(keeps, ratios))
     return f.Finding(
         key, title, paper,
         "RNN, trained on 1-20, sequence accuracy: " + "; ".join(parts) + ". Location-aware "
@@ -205,17 +205,15 @@ def _chorowski(f, rows, results):
                     "says what would decide it"))
 
 
-def _collapses(keeps, a, f, rows, aware) -> str:
+def _collapses(keeps, ratios) -> str:
     """What would decide a 'keeps' clause whose seeds split into some that keep all and
     some that collapse: how often a seed collapses (under half its 1-20 accuracy on
-    81-200), bounded by Clopper and Pearson's exact interval."""
+    81-200; ``ratios``: {task: each seed's 81-200 over its 1-20}), bounded by Clopper and
+    Pearson's exact interval."""
     from scipy.stats import beta
     words = []
     for task, decision in keeps.items():
-        far = f.column(rows, SPANS["81-200"], setting=_setting(aware, task))
-        seen = f.column(rows, SPANS["1-20"], setting=_setting(aware, task))
-        ratios = [x / s for x, s in zip(far, seen) if s]
-        collapsed, n = sum(r < 0.5 for r in ratios), len(ratios)
+        collapsed, n = sum(r < 0.5 for r in ratios[task]), len(ratios[task])
         if not collapsed or decision.interval is None or decision.interval.mean >= 0.9:
             continue
         low = beta.ppf(0.025, collapsed, n - collapsed + 1)

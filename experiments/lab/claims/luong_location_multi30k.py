@@ -125,7 +125,7 @@ def findings(results):
     decision = one_rule.decide_interval(
         stats.Interval(len(SEEDS), test["difference"], test["low"], test["high"]),
         test["se"], test["df"], min(len(v) for v in seeds.values()),
-        one_rule.Claim(rule.min_effect, one_rule.ABOVE), fixed_se=luong_table4._shared(test))
+        one_rule.Claim(rule.min_effect, one_rule.ABOVE), fixed_se=luong_table4.shared_sentence_se(test))
     why += (f". The lab's one decision rule (experiments/lab/rule.py), written after this "
             f"rule, on the same interval against +{rule.min_effect:g} BLEU gives "
             f"{decision.verdict}" + ("" if decision.verdict == verdict

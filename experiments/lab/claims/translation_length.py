@@ -7,6 +7,7 @@ from pathlib import Path
 
 from attention_research.running import sweeps
 from experiments.lab import rule
+from experiments.lab.claims.luong_table4 import shared_sentence_se
 # What this module reads of the experiment file, and (re-exported) what the findings
 # page and its tests read of it through this module.
 from experiments.translation_length import (  # noqa: F401
@@ -499,7 +500,7 @@ def _revised(results):
     decisions = [one_rule.decide_interval(
         stats.Interval(len(SEEDS), t["difference"], t["low"], t["high"]), t["se"], t["df"],
         len(SEEDS), one_rule.Claim(stats.BLEU.min_effect, one_rule.ABOVE),
-        fixed_se=luong_table4_shared(t)) for t in (tests["G_paper"], tests["G_attention"])]
+        fixed_se=shared_sentence_se(t)) for t in (tests["G_paper"], tests["G_attention"])]
     why = (REVISED_RULE + ". The lab's one decision rule, written after it, on G_paper's "
            f"and G_attention's intervals (each beyond +{stats.BLEU.min_effect:g} BLEU) gives "
            f"{one_rule.all_of(decisions)}")
@@ -586,7 +587,7 @@ def _random_effects(tests) -> str:
     d = np.array([t["difference"] for t in tests])
     v = np.maximum(np.array([t["se"] for t in tests]), 1e-12) ** 2
     w = 1 / v
-    q = float((w * (d - (w * d).sum() / w.sum()) ** 2).sum())
+    q, _ = _heterogeneity(tests)
     tau2 = max(0.0, (q - (len(d) - 1)) / (w.sum() - (w ** 2).sum() / w.sum()))
     w_star = 1 / (v + tau2)
     mean = float((w_star * d).sum() / w_star.sum())
@@ -713,11 +714,6 @@ def _holds_revised(results):
                      "results/translation_length/plots/bleu_by_length.png", power=power)
 
 
-def luong_table4_shared(test: dict) -> float:
-    from experiments.lab.claims.luong_table4 import _shared
-    return _shared(test)
-
-
 def _l_decision(test: dict, seeds: int):
     """L's interval under the one rule's words (above 0 in the claim's direction), its
     sentences' part of the error held fixed, for the power cell."""
@@ -725,7 +721,7 @@ def _l_decision(test: dict, seeds: int):
     return rule.decide_interval(
         stats.Interval(seeds, test["difference"], test["low"], test["high"]), test["se"],
         test["df"], seeds, rule.Claim(0.0, rule.ABOVE),
-        fixed_se=luong_table4_shared(test))
+        fixed_se=shared_sentence_se(test))
 
 
 def _retention_tests(systems, short, long, search, transformer_name, placebo,
