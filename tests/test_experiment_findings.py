@@ -624,6 +624,79 @@ def test_hard_vs_soft_converged_replication_decides_the_variance_row_on_its_arm(
     assert "B = 64 arm's whole-estimator log ratio not recorded here" in found[hc.NOISE_KEY].ours
 
 
+# --- hard_vs_soft_sort50 -----------------------------------------------------------
+
+def _sort50_record(results, accuracy, seeds, early=None, long=None, arms=None,
+                   spread=0.01):
+    """Each member's summary.json (sequence accuracy ``accuracy[arm]`` on 1-50 at the
+    end of its budget, and ``long[arm]`` on every length 26-50, default the same) and
+    metrics.jsonl (that accuracy at every 500 steps, or ``early[arm]`` at two thirds of
+    its budget)."""
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    early, long = early or {}, long or {}
+    for arm in arms or hs.NAMES:
+        guard, last = hs.BUDGETS[arm]
+        for i, seed in enumerate(seeds):
+            value = accuracy[arm] + spread * (i % 5 - 2)
+            tail = long.get(arm, accuracy[arm]) + spread * (i % 5 - 2)
+            lines = [json.dumps({"step": step, "member": 0, hs.ACCURACY: (
+                early.get(arm, accuracy[arm]) if step == guard else value)})
+                for step in range(0, last + 1, 500)]
+            _write_member(results, hs.NAMES[arm], seed, "metrics.jsonl", "\n".join(lines) + "\n")
+            by_length = {str(n): (value if n <= 25 else tail) for n in range(1, 51)}
+            _write_member(results, hs.NAMES[arm], seed, "summary.json", json.dumps(
+                {"status": "finished", "members": [{"seed": seed, "final": {hs.ACCURACY: value},
+                                                    "seq_acc_by_length": by_length}]}))
+
+
+@pytest.mark.parametrize("accuracy, early, long, verdict", [
+    # hard above soft by 0.1 at both scales
+    ({"soft": 0.7, "B = 16": 0.8, "B = 64": 0.8}, None, None, "reproduced"),
+    # hard well below soft, both levelled: +0.02 ruled out
+    ({"soft": 0.9, "B = 16": 0.6, "B = 64": 0.5}, None, None, "not reproduced"),
+    # hard just above soft: the interval holds +0.02
+    ({"soft": 0.7, "B = 16": 0.71, "B = 64": 0.7}, None, None, "inconclusive"),
+    # B = 16 still rising from step 6,000: the budget decides, not the estimator
+    ({"soft": 0.7, "B = 16": 0.6, "B = 64": 0.6}, {"B = 16": 0.5}, None, "inconclusive"),
+    # soft at the ceiling on 1-50: the rule reads 26-50, where hard leads
+    ({"soft": 0.99, "B = 16": 0.99, "B = 64": 0.99}, None,
+     {"soft": 0.6, "B = 16": 0.7, "B = 64": 0.7}, "reproduced"),
+    # soft at the ceiling on 26-50 too: no verdict
+    ({"soft": 0.99, "B = 16": 0.99, "B = 64": 0.99}, None, None, "inconclusive"),
+])
+def test_hard_vs_soft_sort50_follows_its_rule(tmp_path, accuracy, early, long, verdict):
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    hc = EXPERIMENTS["hard_vs_soft_converged"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    _converged_record(tmp_path / "hard_vs_soft_converged",
+                      {"soft": 0.99, "B = 16": 0.8, "B = 64": 0.5}, hc.SEEDS)
+    _sort50_record(record, accuracy, hs.SEEDS[:9], early, long)
+    assert hs.findings(record) == []  # until complete, hard_vs_soft_converged's row stands
+    assert hc.ACCURACY_KEY in _verdicts(hc, tmp_path / "hard_vs_soft_converged")
+    _sort50_record(record, accuracy, hs.SEEDS, early, long, arms=hs.RULED)
+    (found,) = hs.findings(record)  # B = 64 (beside) is not needed for the row
+    assert found.verdict == verdict and "B = 64 (trained 18,000 steps) is not recorded" in found.ours
+    # hard_vs_soft_converged gives the row up, and keeps its variance row
+    assert _verdicts(hc, tmp_path / "hard_vs_soft_converged") == {hc.NOISE_KEY: "reproduced"}
+    if long:
+        assert "lengths 26-50" in found.ours
+    if early:
+        assert "still rising: B = 16" in found.ours
+    _sort50_record(record, accuracy, hs.SEEDS, early, long)
+    (found,) = hs.findings(record)
+    assert found.verdict == verdict and "B = 64 - soft" in found.ours
+
+
+def test_hard_vs_soft_sort50_replication_waits_for_its_ruled_arms(tmp_path):
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    again = tmp_path / "hard_vs_soft_sort50_replication"
+    _sort50_record(again, {"soft": 0.9, "B = 16": 0.6}, hs.REPLICATION_SEEDS[:5],
+                   arms=hs.RULED)
+    assert _verdicts(hs, again) == {hs.KEY: "pending"}
+    _sort50_record(again, {"soft": 0.9, "B = 16": 0.6}, hs.REPLICATION_SEEDS, arms=hs.RULED)
+    assert _verdicts(hs, again) == {hs.KEY: "not reproduced"}
+
+
 # --- luong_table6 ------------------------------------------------------------------
 
 def _table6_record(results, location, seeds=range(300, 312), others=0.999):
