@@ -101,6 +101,10 @@ def test_the_power_cell_names_the_weakest_contrast_and_what_deciding_it_costs():
                     f"seeds an arm decide ({extra:.1f} more core-hours)")
     assert rule.power_words([undecided], member_seconds=1e6).endswith(
         "(beyond a day of this CPU)")
+    # The cell carries its seeds for the page to read (not its words), through a prefix too
+    assert cell.seeds_to_decide == undecided.seeds_to_decide
+    assert cell.after("at −0.02: ").seeds_to_decide == undecided.seeds_to_decide
+    assert rule.power_words([decided]).seeds_to_decide is None
     assert rule.power_words([rule.decide([0.5], [0.4], BELOW_MINUS_002,
                                          stats.ACCURACY)]) == "no test"
 

@@ -439,7 +439,7 @@ def with_replication(module, own: list[Finding], folder: Path,
         # An undecided replication's power says what fresh seeds would decide it.
         power = (f"fresh seeds: {again.power}" if word == "not confirmed" and again.power
                  else finding.power)
-        if word == "yes" and again.power and "seeds an arm decide" in again.power:
+        if word == "yes" and getattr(again.power, "seeds_to_decide", None):
             # Replicated by the row's registered rule, while the one rule's reading of
             # the fresh seeds (its power cell) leaves them undecided: the cell says so.
             power = f"{finding.power}; fresh seeds: {again.power}"

@@ -231,8 +231,26 @@ def member_seconds(results) -> float | None:
     return cost.seconds / cost.members if cost and cost.members else None
 
 
+class Power(str):
+    """A power cell's words, carrying what the page reads of them: the seeds an arm
+    that would decide the row's weakest undecided contrast (None where none are
+    named: the row is decided, stopped, or no number of seeds would decide it)."""
+
+    seeds_to_decide: int | None = None
+
+    @classmethod
+    def of(cls, text: str, seeds_to_decide: int | None = None) -> "Power":
+        power = cls(text)
+        power.seeds_to_decide = seeds_to_decide
+        return power
+
+    def after(self, words: str) -> "Power":
+        """``words`` then this cell, still carrying its seeds (a plain ``+`` drops them)."""
+        return Power.of(words + self, self.seeds_to_decide)
+
+
 def power_words(decisions: list[Decision], member_seconds: float | None = None,
-                arms: int = 2) -> str:
+                arms: int = 2) -> Power:
     """The summary table's power cell for a row decided by ``decisions`` (the contrasts
     its verdict needs): the smallest effect the weakest of them detects at 80% power;
     for an undecided one, the seeds an arm that would decide its observed d and, given
@@ -240,21 +258,21 @@ def power_words(decisions: list[Decision], member_seconds: float | None = None,
     of ``arms`` arms cost, or that they are beyond a day of this CPU."""
     tested = [d for d in decisions if d.detectable is not None]
     if not tested:
-        return "no test"
+        return Power.of("no test")
     undecided = [d for d in tested if d.verdict == INCONCLUSIVE]
     if not undecided:
-        return f"detects {max(d.detectable for d in tested):.3g}"
+        return Power.of(f"detects {max(d.detectable for d in tested):.3g}")
     weakest = max(undecided, key=lambda d: (d.seeds_to_decide or math.inf))
     text = f"detects {weakest.detectable:.3g}"
     if weakest.stopped:
-        return text + "; stopped (a floor, a ceiling or a guard: the row says which)"
+        return Power.of(text + "; stopped (a floor, a ceiling or a guard: the row says which)")
     if weakest.seeds_cannot_decide:
-        return text + "; no number of seeds decides it (more test sentences would)"
+        return Power.of(text + "; no number of seeds decides it (more test sentences would)")
     if weakest.seeds_to_decide is None:
-        return text + "; d sits on the threshold"
+        return Power.of(text + "; d sits on the threshold")
     text += f"; about {weakest.seeds_to_decide} seeds an arm decide"
     if member_seconds:
         extra = max(weakest.seeds_to_decide - weakest.seeds, 0) * arms * member_seconds
         text += (" (beyond a day of this CPU)" if extra > CPU_DAY_S
                  else f" ({extra / 3600:.1f} more core-hours)")
-    return text
+    return Power.of(text, weakest.seeds_to_decide)

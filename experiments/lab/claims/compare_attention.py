@@ -238,8 +238,8 @@ def _sparse(f, get):
         "weights or fewer at 0: not reproduced; else inconclusive" + margin_words + EXPLORATORY),
         # The cell sizes the one rule's reading at −0.02, not the registered margin's
         # verdict (a fourth referee asked that it say so).
-        power="at −0.02: " + rule.power_words(list(on_sort.values()),
-                                               rule.member_seconds(get.results)))
+        power=rule.power_words(list(on_sort.values()),
+                               rule.member_seconds(get.results)).after("at −0.02: "))
 
 
 def _local_m(f, get):
