@@ -627,74 +627,145 @@ def test_hard_vs_soft_converged_replication_decides_the_variance_row_on_its_arm(
 # --- hard_vs_soft_sort50 -----------------------------------------------------------
 
 def _sort50_record(results, accuracy, seeds, early=None, long=None, arms=None,
-                   spread=0.01):
+                   spread=0.01, failed=(), unlogged=()):
     """Each member's summary.json (sequence accuracy ``accuracy[arm]`` on 1-50 at the
     end of its budget, and ``long[arm]`` on every length 26-50, default the same) and
     metrics.jsonl (that accuracy at every 500 steps, or ``early[arm]`` at two thirds of
-    its budget)."""
+    its budget; a pre-clip gradient norm of 0.5 every 50 steps). ``failed``: (arm, seed)
+    whose member failed; ``unlogged``: (arm, seed) whose guarded step is missing."""
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     early, long = early or {}, long or {}
-    for arm in arms or hs.NAMES:
-        guard, last = hs.BUDGETS[arm]
+    for arm in arms or hs.ARMS:
+        guard, last = hs.ARMS[arm][1]
         for i, seed in enumerate(seeds):
             value = accuracy[arm] + spread * (i % 5 - 2)
             tail = long.get(arm, accuracy[arm]) + spread * (i % 5 - 2)
             lines = [json.dumps({"step": step, "member": 0, hs.ACCURACY: (
                 early.get(arm, accuracy[arm]) if step == guard else value)})
-                for step in range(0, last + 1, 500)]
+                for step in range(0, last + 1, 500)
+                if not (step == guard and (arm, seed) in unlogged)
+                and not ((arm, seed) in failed and step > 1000)]
+            lines += [json.dumps({"step": step, "member": 0, "train/grad_norm": 0.5})
+                      for step in range(50, 501, 50)]
             _write_member(results, hs.NAMES[arm], seed, "metrics.jsonl", "\n".join(lines) + "\n")
             by_length = {str(n): (value if n <= 25 else tail) for n in range(1, 51)}
-            _write_member(results, hs.NAMES[arm], seed, "summary.json", json.dumps(
-                {"status": "finished", "members": [{"seed": seed, "final": {hs.ACCURACY: value},
-                                                    "seq_acc_by_length": by_length}]}))
+            summary = ({"status": "failed", "failure": "non-finite loss"}
+                       if (arm, seed) in failed else
+                       {"status": "finished", "members": [{
+                           "seed": seed, "final": {hs.ACCURACY: value, hs.TOKENS: 0.9},
+                           "seq_acc_by_length": by_length}]})
+            _write_member(results, hs.NAMES[arm], seed, "summary.json", json.dumps(summary))
+
+
+SORT50_SHORT = ("soft", "B = 16")
 
 
 @pytest.mark.parametrize("accuracy, early, long, verdict", [
-    # hard above soft by 0.1 at both scales
-    ({"soft": 0.7, "B = 16": 0.8, "B = 64": 0.8}, None, None, "reproduced"),
+    # hard above soft by 0.1 at every budget and scale
+    ({"soft": 0.7, "B = 16": 0.8}, None, None, "reproduced"),
     # hard well below soft, both levelled: +0.02 ruled out
-    ({"soft": 0.9, "B = 16": 0.6, "B = 64": 0.5}, None, None, "not reproduced"),
+    ({"soft": 0.9, "B = 16": 0.6}, None, None, "not reproduced"),
     # hard just above soft: the interval holds +0.02
-    ({"soft": 0.7, "B = 16": 0.71, "B = 64": 0.7}, None, None, "inconclusive"),
+    ({"soft": 0.7, "B = 16": 0.71}, None, None, "inconclusive"),
     # B = 16 still rising from step 6,000: the budget decides, not the estimator
-    ({"soft": 0.7, "B = 16": 0.6, "B = 64": 0.6}, {"B = 16": 0.5}, None, "inconclusive"),
+    ({"soft": 0.7, "B = 16": 0.6}, {"B = 16": 0.5}, None, "inconclusive"),
+    # soft still rising: the same
+    ({"soft": 0.7, "B = 16": 0.6}, {"soft": 0.5}, None, "inconclusive"),
+    # both under the floor: no verdict
+    ({"soft": 0.03, "B = 16": 0.01}, None, None, "inconclusive"),
     # soft at the ceiling on 1-50: the rule reads 26-50, where hard leads
-    ({"soft": 0.99, "B = 16": 0.99, "B = 64": 0.99}, None,
-     {"soft": 0.6, "B = 16": 0.7, "B = 64": 0.7}, "reproduced"),
+    ({"soft": 0.99, "B = 16": 0.99}, None, {"soft": 0.6, "B = 16": 0.7}, "reproduced"),
     # soft at the ceiling on 26-50 too: no verdict
-    ({"soft": 0.99, "B = 16": 0.99, "B = 64": 0.99}, None, None, "inconclusive"),
+    ({"soft": 0.99, "B = 16": 0.99}, None, None, "inconclusive"),
 ])
 def test_hard_vs_soft_sort50_follows_its_rule(tmp_path, accuracy, early, long, verdict):
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     hc = EXPERIMENTS["hard_vs_soft_converged"]
     record = tmp_path / "hard_vs_soft_sort50"
+    accuracy = {**accuracy, "soft 18k": accuracy["soft"], "B = 16 18k": accuracy["B = 16"],
+                "B = 64": accuracy["B = 16"]}
+    early = {f"{arm} 18k" if arm != "B = 64" else arm: v for arm, v in (early or {}).items()
+             } | (early or {})
+    long = long and {**long, "soft 18k": long["soft"], "B = 16 18k": long["B = 16"],
+                     "B = 64": long["B = 16"]}
     _converged_record(tmp_path / "hard_vs_soft_converged",
                       {"soft": 0.99, "B = 16": 0.8, "B = 64": 0.5}, hc.SEEDS)
-    _sort50_record(record, accuracy, hs.SEEDS[:9], early, long)
+    _sort50_record(record, accuracy, hs.SEEDS[:9], early, long, arms=SORT50_SHORT)
     assert hs.findings(record) == []  # until complete, hard_vs_soft_converged's row stands
     assert hc.ACCURACY_KEY in _verdicts(hc, tmp_path / "hard_vs_soft_converged")
-    _sort50_record(record, accuracy, hs.SEEDS, early, long, arms=hs.RULED)
-    (found,) = hs.findings(record)  # B = 64 (beside) is not needed for the row
-    assert found.verdict == verdict and "B = 64 (trained 18,000 steps) is not recorded" in found.ours
+    _sort50_record(record, accuracy, hs.SEEDS, early, long, arms=SORT50_SHORT)
+    (found,) = hs.findings(record)  # the budget check is not recorded: pending
+    assert found.verdict == "pending" and "the budget check" in found.ours
     # hard_vs_soft_converged gives the row up, and keeps its variance row
     assert _verdicts(hc, tmp_path / "hard_vs_soft_converged") == {hc.NOISE_KEY: "reproduced"}
+    _sort50_record(record, accuracy, hs.SEEDS, early, long,
+                   arms=SORT50_SHORT + ("soft 18k", "B = 16 18k"))
+    (found,) = hs.findings(record)
+    assert found.verdict == verdict and "the same verdict" in found.ours
+    assert "B = 64's scale (18,000 steps, beside) is not recorded yet" in found.ours
+    assert "B = 16 median 0.50, 0% of logs above 1" in found.ours
     if long:
-        assert "lengths 26-50" in found.ours
+        assert "on 26-50" in found.ours
     if early:
-        assert "still rising: B = 16" in found.ours
+        assert "still rising: " + next(iter(early)) in found.ours
     _sort50_record(record, accuracy, hs.SEEDS, early, long)
     (found,) = hs.findings(record)
-    assert found.verdict == verdict and "B = 64 - soft" in found.ours
+    assert found.verdict == verdict and "B = 64 - soft 18k" in found.ours
+
+
+def test_hard_vs_soft_sort50_budget_check_can_withhold_the_verdict(tmp_path):
+    # At 9,000 steps hard is below soft; at 18,000 the interval holds +0.02: the budget
+    # decides.
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    _sort50_record(record, {"soft": 0.9, "B = 16": 0.6, "soft 18k": 0.9, "B = 16 18k": 0.91,
+                            "B = 64": 0.6}, hs.SEEDS)
+    (found,) = hs.findings(record)
+    assert found.verdict == "inconclusive" and "the budget decides" in found.ours
+    assert "B = 64 - soft 18k" in found.ours and "depends on the scale" in found.ours
+
+
+def test_hard_vs_soft_sort50_scores_a_failed_member_0_and_names_it(tmp_path):
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    _sort50_record(record, accuracy, hs.SEEDS, failed=[("B = 16", hs.SEEDS[3])])
+    assert hs.supersedes(record)  # a failed member counts as recorded
+    (found,) = hs.findings(record)
+    assert f"Failed members (scored 0): B = 16 seed {hs.SEEDS[3]}" in found.ours
+    assert found.verdict == "inconclusive"  # 0.8 with one 0 among ten: no longer above
+
+
+def test_hard_vs_soft_sort50_guard_needs_every_seed(tmp_path):
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    _sort50_record(record, accuracy, hs.SEEDS, unlogged=[("soft", hs.SEEDS[0])])
+    (found,) = hs.findings(record)
+    assert found.verdict == "inconclusive" and "guard unreadable: soft" in found.ours
+
+
+def test_hard_vs_soft_sort50_reads_only_its_own_seeds(tmp_path):
+    # Another run's seeds in the folder (here the replication's) are not counted.
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    _sort50_record(record, accuracy, hs.SEEDS[:9])
+    _sort50_record(record, accuracy, hs.REPLICATION_SEEDS)
+    assert hs.findings(record) == []
 
 
 def test_hard_vs_soft_sort50_replication_waits_for_its_ruled_arms(tmp_path):
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     again = tmp_path / "hard_vs_soft_sort50_replication"
     _sort50_record(again, {"soft": 0.9, "B = 16": 0.6}, hs.REPLICATION_SEEDS[:5],
-                   arms=hs.RULED)
+                   arms=SORT50_SHORT)
     assert _verdicts(hs, again) == {hs.KEY: "pending"}
-    _sort50_record(again, {"soft": 0.9, "B = 16": 0.6}, hs.REPLICATION_SEEDS, arms=hs.RULED)
-    assert _verdicts(hs, again) == {hs.KEY: "not reproduced"}
+    _sort50_record(again, {"soft": 0.9, "B = 16": 0.6}, hs.REPLICATION_SEEDS,
+                   arms=SORT50_SHORT)
+    (found,) = hs.findings(again)
+    assert found.verdict == "not reproduced"
+    assert "B = 64 and the budget check are trained on the first seeds only" in found.ours
 
 
 # --- luong_table6 ------------------------------------------------------------------
