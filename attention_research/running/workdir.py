@@ -12,7 +12,7 @@
                     folder so that ``tensorboard --logdir runs`` names the run by its
                     folder: a replay of metrics.jsonl, evaluations/, config.json,
                     hparams.json and the finished run's plots/, rebuilt from them when a
-                    run resumes, so they always agree
+                    run resumes, so they always agree (running/tensorboard_mirror.py)
     evaluations/    step_NNNNNNN/ per evaluation: heat maps (PNG) and sample outputs
                     (Markdown), shown in TensorBoard's Images and Text tabs
     hparams.json    a sweep member's settings (its overrides), TensorBoard's hparams
@@ -37,34 +37,27 @@ metrics.jsonl torn by a kill is dropped on resume.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import shutil
-import threading
 from pathlib import Path
 
 import jax
 import numpy as np
 
-from attention_research.errors import RunError, explain, os_reason
-from attention_research.metric_names import (HELD_OUT, TIME, TRAIN_GFLOP_PER_S, TRAIN_LOSS,
+from attention_research.errors import RunError, os_reason
+from attention_research.metric_names import (TIME, TRAIN_GFLOP_PER_S, TRAIN_LOSS,
                                              TRAIN_TOKENS_PER_S)
 from attention_research.running.config_changes import (CHANGEABLE_PREFIX, ConfigMismatchError,
                                                        RESOURCE_FIELDS, config_differences)
+from attention_research.running.tensorboard_mirror import (EVALUATIONS, TensorBoardMirror,
+                                                           add_pictures, add_scalars)
 
 
 # The fields of a metrics.jsonl row that measure the machine, not the model: they
 # differ between a run and its resumed twin, everything else is equal.
 TIMING_FIELDS = (TIME, TRAIN_TOKENS_PER_S, TRAIN_GFLOP_PER_S)
-EVALUATIONS = "evaluations"  # each evaluation's pictures, step_NNNNNNN/ (TensorBoard's)
-
-
-def _read_png(path: Path) -> np.ndarray:
-    """[H, W, 3] floats in [0, 1] (an alpha channel dropped), as TensorBoard takes them."""
-    import matplotlib.image
-    return matplotlib.image.imread(path)[..., :3]
 
 
 class WorkDirError(RunError):
@@ -161,26 +154,12 @@ def _parse_metrics(path: Path, text: str | None = None):
     return records
 
 
-def _quiet_tensorboard_threads():
-    """Drop the traceback of tensorboardX's writer thread (the error is raised, named,
-    from the main thread); any other thread's error is shown as before."""
-    shown = threading.excepthook
-    if getattr(shown, "quiets_tensorboard", False):
-        return
-
-    def hook(args):
-        if type(args.thread).__name__ != "_EventLoggerThread":
-            shown(args)
-    hook.quiets_tensorboard = True
-    threading.excepthook = hook
-
-
 class WorkDir:
     def __init__(self, path):
         self.path = Path(path)
         self.is_writer = jax.process_index() == 0
-        self._tensorboard = None
-        self._summary_shown = False  # the open writer shows summary.json's plots, hparams
+        self._tensorboard = TensorBoardMirror(self.path, self.read_metrics, read_json,
+                                              WorkDirError)
 
     @property
     def metrics_path(self):
@@ -287,7 +266,7 @@ class WorkDir:
             if not step or int(folder.name.removeprefix("step_")) > step:
                 shutil.rmtree(folder)  # to be evaluated again, like the metrics
         self.close()
-        self._open_tensorboard()
+        self._tensorboard.writer()
         return kept
 
     def read_metrics(self):
@@ -308,97 +287,14 @@ class WorkDir:
         """
         if not self.is_writer:
             return
-        writer = self._open_tensorboard()
+        writer = self._tensorboard.writer()
         record = {"step": int(step), "member": int(member),
                   **{k: _json_safe(float(v)) for k, v in metrics.items()}}
         with open(self.metrics_path, "a") as f:
             f.write(json.dumps(record) + "\n")
-        with self._tensorboard_errors():
-            self._add_scalars(writer, record)
+        with self._tensorboard.errors():
+            add_scalars(writer, record)
             writer.flush()  # a kill loses nothing TensorBoard has shown
-
-    @contextlib.contextmanager
-    def _tensorboard_errors(self):
-        """A failed write of TensorBoard's event file (a full disk, EFBIG) is one
-        error naming the file. The writer is abandoned first: tensorboardX would
-        otherwise retry the flush when Python exits, and print its traceback again."""
-        try:
-            yield
-        except OSError as error:
-            writer, self._tensorboard = self._tensorboard, None
-            for file_writer in getattr(writer, "all_writers", {}).values():
-                file_writer.event_writer._closed = True  # its atexit cleanup: a no-op
-            _quiet_tensorboard_threads()  # its writer thread fails on the same file
-            files = sorted(self.path.glob("events.out.tfevents.*"))
-            raise WorkDirError(
-                f"cannot write TensorBoard's event file {files[-1] if files else self.path}: "
-                f"{explain(error)}. metrics.jsonl holds every value logged; TensorBoard "
-                "is rebuilt from it when the run resumes.") from None
-
-    def _open_tensorboard(self):
-        """The TensorBoard writer; the first time in a process, the event files are
-        rebuilt from the files they show (``_replay``), so TensorBoard holds exactly
-        what they hold: a killed process's unflushed or extra events cannot leave gaps
-        or duplicates."""
-        if self._tensorboard is None:
-            from tensorboardX import SummaryWriter  # imported late: it is slow to import
-            # Event files in tensorboard/ (before issue 38) would show the run twice.
-            for old in [*self.path.glob("events.out.tfevents.*"),
-                        *(self.path / "tensorboard").glob("events.out.tfevents.*")]:
-                old.unlink()
-            with contextlib.suppress(OSError):
-                (self.path / "tensorboard").rmdir()
-            self._tensorboard = SummaryWriter(str(self.path))
-            self._summary_shown = False
-            with self._tensorboard_errors():
-                self._replay(self._tensorboard)
-                self._tensorboard.flush()
-        return self._tensorboard
-
-    def _replay(self, writer):
-        """Everything TensorBoard shows, from the files that hold it: the config (text),
-        the metrics, each evaluation's pictures and, once the run has its summary, its
-        plots and, for a sweep member, its settings as hparams."""
-        if (self.path / "config.json").is_file():
-            writer.add_text("config", "```\n" + (self.path / "config.json").read_text()
-                            + "```", 0)
-        for record in self.read_metrics():
-            self._add_scalars(writer, record)
-        for folder in sorted((self.path / EVALUATIONS).glob("step_*")):
-            self._add_pictures(writer, folder, int(folder.name.removeprefix("step_")))
-        if (self.path / "summary.json").is_file():
-            self._add_summary(writer, read_json(self.path / "summary.json"))
-
-    def _add_summary(self, writer, summary: dict):
-        """A finished run's plots, and a sweep member's settings as hparams."""
-        self._summary_shown = True
-        if summary.get("status") == "finished":
-            for plot in sorted((self.path / "plots").glob("*.png")):
-                writer.add_image(f"plots/{plot.stem}", _read_png(plot),
-                                 int(summary["steps"]), dataformats="HWC")
-        if (self.path / "hparams.json").is_file():
-            self._add_hparams(writer, read_json(self.path / "hparams.json"), summary)
-
-    @staticmethod
-    def _add_pictures(writer, folder: Path, step: int):
-        for image in sorted(folder.glob("[!.]*.png")):  # not a kill's partial file
-            writer.add_image(f"evaluation/{image.stem}", _read_png(image), step,
-                             dataformats="HWC")
-        for text in sorted(folder.glob("*.md")):
-            writer.add_text(f"evaluation/{text.stem}", text.read_text(), step)
-
-    @staticmethod
-    def _add_hparams(writer, settings: dict, summary: dict):
-        """The member's settings beside its final metrics, so that a sweep's members
-        compare in TensorBoard's HParams table (it reads each metric's last scalar)."""
-        from tensorboardX.summary import hparams
-        values = {k: v if isinstance(v, (bool, int, float, str)) else json.dumps(v)
-                  for k, v in settings.items()}
-        final = {k: 0.0 for m in summary.get("members", [])
-                 for k, v in m.get("final", {}).items()
-                 if isinstance(v, (int, float)) and k.startswith(HELD_OUT)}
-        for part in hparams(values, final):
-            writer.file_writer.add_summary(part)
 
     def log_pictures(self, step: int, images: dict, texts: dict):
         """Save one evaluation's pictures under evaluations/step_NNNNNNN/ (``images``:
@@ -406,7 +302,7 @@ class WorkDir:
         TensorBoard. The writer is opened first: its replay must not show them twice."""
         if not self.is_writer or not (images or texts):
             return
-        writer = self._open_tensorboard()
+        writer = self._tensorboard.writer()
         folder = self.path / EVALUATIONS / f"step_{int(step):07d}"
         folder.mkdir(parents=True, exist_ok=True)
         import matplotlib.image  # late: slow to import, and only a writer needs it
@@ -418,29 +314,23 @@ class WorkDir:
             os.replace(partial, folder / f"{name}.png")
         for name, text in texts.items():
             write_atomically(folder / f"{name}.md", text)
-        with self._tensorboard_errors():
-            self._add_pictures(writer, folder, step)
+        with self._tensorboard.errors():
+            add_pictures(writer, folder, step)
             writer.flush()
-
-    @staticmethod
-    def _add_scalars(writer, record):
-        for key, value in record.items():
-            if key not in ("step", "member") and value is not None:
-                writer.add_scalar(key, float(value), int(record["step"]))
 
     def write_summary(self, summary: dict):
         if not self.is_writer:
             return
         text = json.dumps(_json_safe(summary), indent=2, allow_nan=False)
         write_atomically(self.path / "summary.json", text + "\n")
-        if self._tensorboard is not None:  # now with the plots and hparams
-            if self._summary_shown:  # a summary rewritten (--refinish): shown once
+        if self._tensorboard.is_open:  # now with the plots and hparams
+            if self._tensorboard.summary_shown:  # a summary rewritten (--refinish): shown once
                 self.close()
-                self._open_tensorboard()
+                self._tensorboard.writer()
             else:
-                with self._tensorboard_errors():
-                    self._add_summary(self._tensorboard, json.loads(text))
-                    self._tensorboard.flush()
+                with self._tensorboard.errors():
+                    self._tensorboard.add_summary(json.loads(text))
+                    self._tensorboard.writer().flush()
 
     def stop_writing(self):
         """This process writes nothing more here (a member that failed keeps its
@@ -456,6 +346,4 @@ class WorkDir:
         return path
 
     def close(self):
-        if self._tensorboard is not None:
-            self._tensorboard.close()
-            self._tensorboard = None
+        self._tensorboard.close()
