@@ -243,6 +243,17 @@ def load_config():
     return config
 
 
+def absolute_data_path(config):
+    """``config`` with task.data_path made absolute, as config.json records it: a run's
+    corpus is then found from any working directory (``python -m attention_research.use``
+    rebuilds the task from it). A resource field (running/config_changes.py), so a run
+    begun with the relative path still resumes."""
+    path = config.task.get("data_path")
+    if path:
+        config.task.data_path = str(Path(path).expanduser().absolute())
+    return config
+
+
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
@@ -304,7 +315,7 @@ def run():
     compilation_cache.enable(_COMPILATION_CACHE.value)
 
     part = parse_part(_PART.value)
-    config = load_config()
+    config = absolute_data_path(load_config())
     if _PRINT_CONFIG.value:  # before validation: a config with a bad value prints too,
         print(config)  # and then fails with what is wrong in it
         validate(config)

@@ -78,6 +78,15 @@ def _launch(*args, cwd=ROOT):
                           capture_output=True, text=True, timeout=300)
 
 
+def test_launch_records_the_corpus_path_absolute(tmp_path):
+    # A relative task.data_path would break `use` (and --record) from another folder.
+    (tmp_path / "corpus").mkdir()
+    result = _launch(f"--config={ROOT / 'configs' / 'additive.py'}:task=translation",
+                     "--config.task.dataset=plain_text", "--config.task.data_path=corpus",
+                     "--print_config", cwd=tmp_path)
+    assert f"data_path: {tmp_path / 'corpus'}" in result.stdout
+
+
 @pytest.mark.slow
 def test_launch_refuses_an_unknown_attention_before_compiling(tmp_path):
     # A probe nobody would name a score (issue 38: 'bilinear' was a natural new name)
