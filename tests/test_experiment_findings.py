@@ -444,9 +444,7 @@ def test_fixed_vector_capacity_follows_its_rule(tmp_path, kept, short, verdict, 
     # the statistic: a curve that halves after its 17th length keeps 17
     assert fc.kept_length({str(n): 0.8 if n <= 17 else 0.3 for n in range(1, 51)}) == 17
     # fixed_vector gives its row up to it
-    _fixed_vector_record(tmp_path / "fixed_vector", {("none", 64): 0.0, ("none", 128): 0.0,
-                                                     ("none", 256): 0.0, ("additive", 64): 0.8})
-    assert EXPERIMENTS["fixed_vector"].findings(tmp_path / "fixed_vector") == []
+    assert findings.superseded(tmp_path) == {"fixed_vector": {"fixed-vector-not-capacity"}}
 
 
 def test_fixed_vector_capacity_replication_waits_and_names_its_seeds(tmp_path):
@@ -601,11 +599,8 @@ def test_hard_vs_soft_converged_follows_its_rules(tmp_path, accuracy, early, snr
     assert "surrogate alone" in found[hc.NOISE_KEY].ours  # read by no rule, beside
     if early:
         assert "still rising: B = 64" in found[hc.ACCURACY_KEY].ours
-    # hard_vs_soft gives the two rows up to it, and keeps its others
-    _hard_vs_soft_record(tmp_path / "hard_vs_soft", {"soft": 0.85, "xu": 0.85, "ours": 0.8},
-                         {"soft": 0.0, "xu": -2.0, "ours": -2.0})
-    keys = {f.key for f in EXPERIMENTS["hard_vs_soft"].findings(tmp_path / "hard_vs_soft")}
-    assert not keys & set(hc.REPLICATED) and "xu-soft-half-trains-the-attention" in keys
+    # hard_vs_soft gives the two rows up to it (and keeps its others)
+    assert findings.superseded(tmp_path) == {"hard_vs_soft": set(hc.REPLICATED)}
 
 
 def test_hard_vs_soft_converged_replication_decides_the_variance_row_on_its_arm(tmp_path):
@@ -692,12 +687,12 @@ def test_hard_vs_soft_sort50_follows_its_rule(tmp_path, accuracy, early, long, v
                       {"soft": 0.99, "B = 16": 0.8, "B = 64": 0.5}, hc.SEEDS)
     _sort50_record(record, accuracy, hs.SEEDS[:9], early, long, arms=SORT50_SHORT)
     assert hs.findings(record) == []  # until complete, hard_vs_soft_converged's row stands
-    assert hc.ACCURACY_KEY in _verdicts(hc, tmp_path / "hard_vs_soft_converged")
+    assert "hard_vs_soft_converged" not in findings.superseded(tmp_path)
     _sort50_record(record, accuracy, hs.SEEDS, early, long, arms=SORT50_SHORT)
     (found,) = hs.findings(record)  # the budget check is not recorded: pending
     assert found.verdict == "pending" and "the budget check" in found.ours
     # hard_vs_soft_converged gives the row up, and keeps its variance row
-    assert _verdicts(hc, tmp_path / "hard_vs_soft_converged") == {hc.NOISE_KEY: "reproduced"}
+    assert findings.superseded(tmp_path)["hard_vs_soft_converged"] == {hc.ACCURACY_KEY}
     _sort50_record(record, accuracy, hs.SEEDS, early, long,
                    arms=SORT50_SHORT + ("soft 18k", "B = 16 18k"))
     (found,) = hs.findings(record)

@@ -35,6 +35,10 @@ many members)).
 A replication may add outputs the first run lacks for a revised rule to read (its
 fields, ``REPLICATION_ADDS``: {field: the value it must hold}, e.g. translations at a
 tuned length penalty); every other field must match.
+An experiment that decides an earlier one's rows again, in a regime a referee asked
+for, names them (``SUPERSEDES``: {earlier experiment: keys}) and says when its record
+holds enough to replace them (``supersedes(its record)``); until then the earlier rows
+stand.
 
 The page depends on nothing but the files under experiments/results/, so rebuilding it
 from a clean clone gives the same bytes.
@@ -266,11 +270,26 @@ def experiment_modules():
             if path.stem != "__init__" and (ROOT / "experiments" / path.name).is_file()]
 
 
+def superseded(results: Path) -> dict[str, frozenset[str]]:
+    """{experiment: the keys of its rows that a later experiment's record decides now}.
+    A claims module that decides an earlier experiment's rows again names them
+    (``SUPERSEDES``: {experiment: keys}) and says when its record holds enough to
+    (``supersedes(its record)``); until then the earlier rows stand."""
+    dropped: dict[str, frozenset[str]] = {}
+    for name, module in experiment_modules():
+        for earlier, keys in getattr(module, "SUPERSEDES", {}).items():
+            if module.supersedes(Path(results) / name):
+                dropped[earlier] = dropped.get(earlier, frozenset()) | frozenset(keys)
+    return dropped
+
+
 def collect() -> list[tuple[str, Finding]]:
     results = ROOT / "experiments" / "results"
+    dropped = superseded(results)
     found = []
     for name, module in experiment_modules():
-        own = module.findings(results / name)
+        own = [f for f in module.findings(results / name)
+               if f.key not in dropped.get(name, ())]
         found += [(name, f) for f in with_replication(module, own,
                                                       results / f"{name}_replication",
                                                       results / name)]

@@ -1,8 +1,8 @@
 """The claims experiments/fixed_vector.py's record decides (rows of experiments/FINDINGS.md):
-Bahdanau et al.'s fixed vector, not capacity, by its rule.
+Bahdanau et al.'s fixed vector, not capacity, by its rule. Issue 73: fixed_vector_capacity
+decides this row again off the floor, by a rule written before its runs; once its record
+is complete, its row replaces this one (its ``SUPERSEDES``).
 """
-
-from pathlib import Path
 
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
@@ -14,12 +14,6 @@ from experiments.fixed_vector import (  # noqa: F401
 def findings(results):
     """Attention at 64 against the fixed vector at 64, 128 and 256, on lengths 26-50."""
     from experiments.lab import findings as f
-    # Issue 73: fixed_vector_capacity decides this row again off the floor, on the length
-    # each model keeps, by a rule written before its runs; once its record is complete,
-    # its row replaces this one (experiments/lab/claims/fixed_vector_capacity.py).
-    from experiments.lab.claims import fixed_vector_capacity as capacity
-    if capacity.supersedes(Path(results).parent / "fixed_vector_capacity"):
-        return []
     from attention_research.reports import stats
     from attention_research.reports.tables import interval_cell as cell
     paper = ("Bahdanau et al. 2015, Figure 2 and Table 1: RNNencdec-50's BLEU falls as "

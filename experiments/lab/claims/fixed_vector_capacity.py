@@ -23,6 +23,7 @@ from experiments.lab import rule
 
 KEY = "fixed-vector-not-capacity"
 REPLICATED = (KEY,)
+SUPERSEDES = {"fixed_vector": REPLICATED}  # once ``supersedes`` holds
 # The rule reaches "not reproduced" only by an interval that rules the claim out.
 SEPARATES_BOTH_WAYS = REPLICATED
 PER_ARM = len(SEEDS)  # both runs train 5 seeds a model

@@ -3,8 +3,6 @@ Xu et al.'s hard attention against soft, and what REINFORCE's estimator gains fr
 soft steps, by their rules.
 """
 
-from pathlib import Path
-
 from attention_research.metric_names import auc, column, eval_key, length_range
 from attention_research.running import sweeps
 # What this module reads of the experiment file, and (re-exported) what the findings
@@ -114,12 +112,9 @@ def findings(results):
     noise_paper = ("Xu et al. 2015, §4.1: the moving-average baseline and the soft steps are "
                    "there to reduce REINFORCE's variance (no number given)")
     speed = [(t, s) for t in TASKS for s in (SOFT, OURS)]
-    # Issue 73: hard_vs_soft_converged decides these two rows again, in distribution, at
-    # convergence, by rules written before its runs; once its record is complete, its
-    # rows replace these (experiments/lab/claims/hard_vs_soft_converged.py).
-    from experiments.lab.claims import hard_vs_soft_converged as converged
-    if converged.supersedes(Path(results).parent / "hard_vs_soft_converged"):
-        return [_per_token_speed_row(waiting, speed, f, rows), _soft_half(f, rows)]
+    # Issue 73: hard_vs_soft_converged decides the first two rows again, in distribution,
+    # at convergence, by rules written before its runs; once its record is complete, its
+    # rows replace these (its SUPERSEDES).
     return [
         waiting(accuracy, "hard-attention-accuracy", "Hard attention (Xu's estimator) "
                 "against soft", XU_TABLE) or _accuracy(f, rows),

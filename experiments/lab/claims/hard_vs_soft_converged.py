@@ -8,7 +8,7 @@ Committed (0bdc376, 14:57) before any of the sweep's results were read, minutes 
 its soft and B = 16 members had finished (git cannot show that they were unread); the
 rules it applies were committed before any member trained (19c9ded). The two rows take over
 hard_vs_soft's rows of the same keys once this record holds every member
-(``supersedes``); until then hard_vs_soft's stand, and these wait.
+(``SUPERSEDES``, ``supersedes``); until then hard_vs_soft's stand, and these wait.
 """
 
 import functools
@@ -29,6 +29,7 @@ from experiments.lab.claims.hard_vs_soft import XU_TABLE
 
 ACCURACY_KEY, NOISE_KEY = "hard-attention-accuracy", "reinforce-gradient-noise"
 REPLICATED = (ACCURACY_KEY, NOISE_KEY)
+SUPERSEDES = {"hard_vs_soft": REPLICATED}  # once ``supersedes`` holds
 # Both rules reach "not reproduced" only by an interval that rules the claim out.
 SEPARATES_BOTH_WAYS = REPLICATED
 PER_ARM = len(SEEDS)
@@ -131,14 +132,11 @@ def findings(results):
                      else f.pending(NOISE_KEY, TITLES[NOISE_KEY], NOISE_PAPER, what))
             return [f.pending(ACCURACY_KEY, TITLES[ACCURACY_KEY], XU_TABLE, what), noise]
         return []  # hard_vs_soft's rows of these keys stand until this record is complete
-    noise = _noise(f, results, cell, seconds)
     # Issue 73: hard_vs_soft_sort50 decides the accuracy row again, off the ceiling and
     # at convergence, by a rule written before its runs; once its ruled arms are
-    # recorded, its row replaces this one (experiments/lab/claims/hard_vs_soft_sort50.py).
-    from experiments.lab.claims import hard_vs_soft_sort50 as sort50
-    if sort50.supersedes(Path(results).parent / "hard_vs_soft_sort50"):
-        return [noise]
-    return [_accuracy(f, results, finals, cell, seconds), noise]
+    # recorded, its row replaces this one (its SUPERSEDES).
+    return [_accuracy(f, results, finals, cell, seconds),
+            _noise(f, results, cell, seconds)]
 
 
 def _accuracy(f, results, finals, cell, seconds):

@@ -37,6 +37,7 @@ from experiments.lab.claims.hard_vs_soft import XU_TABLE
 KEY = "hard-attention-accuracy"
 REPLICATED = (KEY,)
 SEPARATES_BOTH_WAYS = REPLICATED  # "not reproduced" only by an interval that rules it out
+SUPERSEDES = {"hard_vs_soft_converged": (KEY,)}  # once ``supersedes`` holds
 PER_ARM = len(SEEDS)
 ACCURACY = eval_key("seq_acc", length_range(1, MAX_LENGTH))
 TOKENS = eval_key("token_acc", length_range(1, MAX_LENGTH))
