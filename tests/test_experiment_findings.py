@@ -690,7 +690,7 @@ def test_hard_vs_soft_sort50_follows_its_rule(tmp_path, accuracy, early, long, v
     assert "hard_vs_soft_converged" not in findings.superseded(tmp_path)
     _sort50_record(record, accuracy, hs.SEEDS, early, long, arms=SORT50_SHORT)
     (found,) = hs.findings(record)  # the budget check is not recorded: pending
-    assert found.verdict == "pending" and "the budget check" in found.ours
+    assert found.verdict == "pending" and "The budget check" in found.ours
     # hard_vs_soft_converged gives the row up, and keeps its variance row
     assert findings.superseded(tmp_path)["hard_vs_soft_converged"] == {hc.ACCURACY_KEY}
     _sort50_record(record, accuracy, hs.SEEDS, early, long,

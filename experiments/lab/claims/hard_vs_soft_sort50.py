@@ -217,7 +217,7 @@ def _row(f, results, replicating: bool):
                         "the row is inconclusive"))
         verdict = verdict if agrees else rule.INCONCLUSIVE
     else:
-        notes.append(f"the budget check (soft and B = 16 at 18,000 steps) is not recorded "
+        notes.append(f"The budget check (soft and B = 16 at 18,000 steps) is not recorded "
                      f"yet: {len(_recorded(results, 'soft 18k'))} and "
                      f"{len(_recorded(results, 'B = 16 18k'))} of {PER_ARM} seeds; the row "
                      "waits for it")
