@@ -54,6 +54,11 @@ def test_a_run_predicts_attends_and_evaluates_reading_only(copy_run, tmp_path):
     part = run.evaluate(lengths=(2, 3))  # a part of the run's own set: its own numbers
     assert part["same_set_as_the_run"] and {str(n): a for n, a in part[
         "seq_acc_by_length"].items()} == {n: summary["seq_acc_by_length"][n] for n in "23"}
+    # A fresh set of the same sizes from another seed; the run's own seed is its own set.
+    assert run.evaluate(eval_seed=run.config.task.eval_seed) == again
+    fresh = run.evaluate(eval_seed=run.config.task.eval_seed + 1)
+    assert not fresh["same_set_as_the_run"] and fresh["sequences"] == again["sequences"]
+    assert fresh["seq_acc_by_length"].keys() == again["seq_acc_by_length"].keys()
     # Attention: arrays, heat maps and the page.
     attended, files = run.attention(["0 1 2", "4 3"], folder=tmp_path / "attention")
     assert attended[0].maps["weights"].shape == (len(attended[0].output), 3)
@@ -178,6 +183,8 @@ def test_a_translation_run_is_evaluated_exactly_and_on_files(tmp_path):
     gap = _lines(tmp_path / "gap.txt", 2, "a\n\nb\n")
     with pytest.raises(InputError, match=r"gap.txt line 2 is empty"):
         run.evaluate(source=gap, reference=gap)
+    with pytest.raises(InputError, match="--eval_seed are for the symbol tasks"):
+        run.evaluate(eval_seed=1)
 
 
 def _lines(path, count, text=None):

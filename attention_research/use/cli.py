@@ -58,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--reference", help="their references, one a line")
     evaluate.add_argument("--lengths", help="symbol tasks: FIRST-LAST (default: the run's "
                           "held-out lengths)")
+    evaluate.add_argument("--eval_seed", type=int, help="symbol tasks: a fresh held-out set "
+                          "of the same sizes, drawn from this seed (default: the run's own set)")
     evaluate.add_argument("--hypotheses", help="also write the outputs here, one a line")
     return parser
 
@@ -99,7 +101,7 @@ def run(args) -> None:
                                  "e.g. 1-50")
             lengths = (int(first), int(last))
         result = trained.evaluate(args.split, args.source, args.reference, lengths,
-                                  args.beam, args.length_penalty)
+                                  args.beam, args.length_penalty, args.eval_seed)
         hypotheses = result.pop("hypotheses", None)
         if args.hypotheses and hypotheses is not None:
             Path(args.hypotheses).write_text("".join(f"{h}\n" for h in hypotheses))

@@ -9,7 +9,9 @@
 * Symbol tasks (``by_length``): accuracy by length on lengths ``first``-``last``. The
   held-out set is the run's own up to its ``task.eval_max_length``; beyond it, a fresh
   one to ``last``, of the same seed and size per length (the set's draw depends on its
-  longest length, so its sequences are not the run's).
+  longest length, so its sequences are not the run's). ``eval_seed``: a fresh set of the
+  same sizes drawn from another seed, to tell a model's accuracy from its one test
+  set's luck.
 """
 
 from __future__ import annotations
@@ -24,17 +26,17 @@ from attention_research.use.predicting import source_limit
 
 def evaluate(restored, split: str | None = None, source=None, reference=None,
              lengths: tuple[int, int] | None = None, beam_size: int | None = None,
-             length_penalty: float | None = None) -> dict:
+             length_penalty: float | None = None, eval_seed: int | None = None) -> dict:
     """The scores of ``restored``'s member (loading.restore): see the module's doc."""
     if restored.task.evaluation == "corpus":
-        if lengths is not None:
-            raise InputError("--lengths is for the symbol tasks; a corpus is evaluated on "
-                             "--split or --source and --reference")
+        if lengths is not None or eval_seed is not None:
+            raise InputError("--lengths and --eval_seed are for the symbol tasks; a corpus "
+                             "is evaluated on --split or --source and --reference")
         return _corpus(restored, split, source, reference, beam_size, length_penalty)
     if split is not None or source is not None or reference is not None:
         raise InputError(f"{restored.config.task.name} has no splits or files: evaluate it on "
                          "--lengths=FIRST-LAST")
-    return _by_length(restored, lengths)
+    return _by_length(restored, lengths, eval_seed)
 
 
 def _corpus(restored, split, source, reference, beam_size, length_penalty) -> dict:
@@ -71,21 +73,24 @@ def _corpus(restored, split, source, reference, beam_size, length_penalty) -> di
             "cut": int(np.sum(data.source_lengths > config.task.eval_max_length))}
 
 
-def _by_length(restored, lengths) -> dict:
+def _by_length(restored, lengths, eval_seed: int | None = None) -> dict:
     config = restored.config
     held = config.task.eval_max_length
     first, last = lengths or (1, held)
+    seed = config.task.eval_seed if eval_seed is None else int(eval_seed)
     limit = source_limit(config)
     if not 1 <= first <= last or last > limit:
         raise InputError(f"--lengths={first}-{last}: need 1 <= first <= last <= {limit}, the "
                          "longest source this model takes (model.max_source_length, else "
                          "task.eval_max_length)")
     task = restored.task
-    if last > held:  # a fresh held-out set to ``last``, the model built as before
+    same_set = last <= held and seed == config.task.eval_seed
+    if not same_set:  # a fresh held-out set (to ``last``, or of ``seed``), the model as before
         wider = config.copy_and_resolve_references()
         wider.model.max_source_length = limit
-        wider.task.eval_max_length = max(last, config.task.train_max_length)
-        wider.task.eval_range_ends = ()
+        wider.task.eval_max_length = max(last, held, config.task.train_max_length)
+        wider.task.eval_range_ends = () if last > held else config.task.eval_range_ends
+        wider.task.eval_seed = seed
         task = get_task(config.task.name)(wider, [config.seed], verbose=False)
     evaluation = make_evaluation(task, restored.model, restored.placement)
     result = evaluation(restored.params)[restored.index]
@@ -98,4 +103,4 @@ def _by_length(restored, lengths) -> dict:
         "seq_acc": float(np.mean(list(by_length.values()))),
         "token_acc": float(np.mean(list(tokens.values()))),
         "seq_acc_by_length": by_length, "token_acc_by_length": tokens,
-        "same_set_as_the_run": last <= held}
+        "eval_seed": seed, "same_set_as_the_run": same_set}

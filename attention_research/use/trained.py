@@ -53,11 +53,12 @@ class TrainedRun:
 
     def evaluate(self, split: str | None = None, source=None, reference=None,
                  lengths: tuple[int, int] | None = None, beam_size: int | None = None,
-                 length_penalty: float | None = None) -> dict:
+                 length_penalty: float | None = None, eval_seed: int | None = None) -> dict:
         """Scores as the run reports them: a corpus on ``split`` (default: the run's test
-        split) or on ``source`` and ``reference`` files; a symbol task on ``lengths``."""
+        split) or on ``source`` and ``reference`` files; a symbol task on ``lengths``, on
+        the run's held-out set or on a fresh one drawn from ``eval_seed``."""
         return evaluating.evaluate(self.restored, split, source, reference, lengths,
-                                   beam_size, length_penalty)
+                                   beam_size, length_penalty, eval_seed)
 
 
 def write_all(folder, attended, restored, implicit: str) -> list[Path]:
