@@ -41,6 +41,12 @@ spread of 0.05 the distance is 0.066 (+0.086; -0.046). A gain of Xu's relative s
 (3-9% of BLEU, roughly +0.02 to +0.05 here) would most likely read inconclusive; the
 design is powered to rule the claim out rather than to show a small gain.
 
+Each ruled member is also scored on a second held-out set of the same sizes (seed
+54321), so that one test set's luck cannot decide the row:
+
+    python -m experiments.lab.second_test_set experiments/results/hard_vs_soft_sort50 \
+        --workdir=runs/hard_vs_soft_sort50 --eval_seed=54321
+
 The rule (RULES), written and committed before any member of this sweep trained, is
 issue 73's one decision rule: reproduced when the 95% interval lies beyond the minimum
 effect in the paper's direction; not reproduced when it rules the minimum effect out in
@@ -95,9 +101,9 @@ RULES = {
         "λ_e = 0.128; 18,000 steps, guarded at 12,000) is decided the same way beside, "
         "against the same soft arm, and the row says where the two scales disagree. "
         "Replicated if seeds 430-439 (soft and B = 16) give the same verdict. "
-        # Appended 2026-12-07, before any result was read (the progress bars' training
-        # token accuracy near step 750 had been on screen; no evaluation), after a design
-        # audit read as Xu (results/hard_vs_soft_sort50/README.md).
+        # Appended 2026-12-07, before any evaluation was read (the progress bars'
+        # training-batch token accuracy had been on screen), after a design audit read
+        # as Xu (results/hard_vs_soft_sort50/README.md).
         "Amended before any result was read: (a) the budget check: soft and B = 16 also "
         "train 18,000 steps on seeds 420-429, each with its own cosine schedule, decided "
         "by the same rule (guarded at 12,000); the row's verdict is the 9,000-step one "
@@ -107,8 +113,13 @@ RULES = {
         "B = 64 is compared with soft at 18,000 steps, equal budgets. (b) The guard reads "
         "every seed of an arm at both of its steps, or withholds the verdict as "
         "unreadable. (c) A member that failed (non-finite) scores 0 on the statistic "
-        "and is named in the row. (d) Only the record's own seeds are read"),
+        "and is named in the row. (d) Only the record's own seeds are read. (e) Each "
+        "member of the two ruled arms at 9,000 steps is also scored on a second held-out "
+        "set of the same sizes, drawn from seed 54321 (experiments/lab/second_test_set.py); "
+        "the verdict stands only where the same rule gives the same verdict on it, and is "
+        "pending until it is scored"),
 }
+SECOND_EVAL_SEED = 54321  # amendment (e)'s held-out set
 
 
 def get_config(arg=None):

@@ -622,14 +622,20 @@ def test_hard_vs_soft_converged_replication_decides_the_variance_row_on_its_arm(
 # --- hard_vs_soft_sort50 -----------------------------------------------------------
 
 def _sort50_record(results, accuracy, seeds, early=None, long=None, arms=None,
-                   spread=0.01, failed=(), unlogged=()):
+                   spread=0.01, failed=(), unlogged=(), second=None):
     """Each member's summary.json (sequence accuracy ``accuracy[arm]`` on 1-50 at the
     end of its budget, and ``long[arm]`` on every length 26-50, default the same) and
     metrics.jsonl (that accuracy at every 500 steps, or ``early[arm]`` at two thirds of
     its budget; a pre-clip gradient norm of 0.5 every 50 steps). ``failed``: (arm, seed)
-    whose member failed; ``unlogged``: (arm, seed) whose guarded step is missing."""
+    whose member failed; ``unlogged``: (arm, seed) whose guarded step is missing;
+    ``second``: {arm: accuracy} on the second held-out set (default the first's; "none":
+    not scored)."""
+    from experiments.lab import second_test_set
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
-    early, long = early or {}, long or {}
+    early, long, second = early or {}, long or {}, second or {}
+    path = results / second_test_set.FILE
+    scored = (json.loads(path.read_text()) if path.is_file()
+              else {"eval_seed": hs.SECOND_EVAL_SEED, "members": {}})
     for arm in arms or hs.ARMS:
         guard, last = hs.ARMS[arm][1]
         for i, seed in enumerate(seeds):
@@ -650,6 +656,11 @@ def _sort50_record(results, accuracy, seeds, early=None, long=None, arms=None,
                            "seed": seed, "final": {hs.ACCURACY: value, hs.TOKENS: 0.9},
                            "seq_acc_by_length": by_length}]})
             _write_member(results, hs.NAMES[arm], seed, "summary.json", json.dumps(summary))
+            if second != "none" and (arm, seed) not in failed:
+                shift = second.get(arm, accuracy[arm]) - accuracy[arm]
+                scored["members"][f"{hs.NAMES[arm]}_seed-{seed}"] = {
+                    "seq_acc_by_length": {n: a + shift for n, a in by_length.items()}}
+    path.write_text(json.dumps(scored))
 
 
 SORT50_SHORT = ("soft", "B = 16")
@@ -718,6 +729,21 @@ def test_hard_vs_soft_sort50_budget_check_can_withhold_the_verdict(tmp_path):
     (found,) = hs.findings(record)
     assert found.verdict == "inconclusive" and "the budget decides" in found.ours
     assert "B = 64 - soft 18k" in found.ours and "depends on the scale" in found.ours
+
+
+def test_hard_vs_soft_sort50_needs_the_same_verdict_on_a_second_test_set(tmp_path):
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    _sort50_record(record, accuracy, hs.SEEDS, second="none")
+    (found,) = hs.findings(record)
+    assert found.verdict == "pending" and "is not scored yet" in found.ours
+    _sort50_record(record, accuracy, hs.SEEDS, second={"B = 16": 0.71})
+    (found,) = hs.findings(record)
+    assert found.verdict == "inconclusive" and "the test set decides" in found.ours
+    _sort50_record(record, accuracy, hs.SEEDS)
+    (found,) = hs.findings(record)
+    assert found.verdict == "reproduced" and "On the second held-out set" in found.ours
 
 
 def test_hard_vs_soft_sort50_scores_a_failed_member_0_and_names_it(tmp_path):

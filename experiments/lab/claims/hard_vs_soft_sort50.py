@@ -15,7 +15,8 @@ The convergence guard reads each arm's seed mean of sequence accuracy on 1-50 fr
 learning curve (metrics.jsonl), the only per-evaluation accuracy these runs record; the
 fallback to lengths 26-50 (soft at the ceiling on 1-50) reads the final per-length
 accuracies, and its guard still reads the 1-50 curve (the budget check stands in for a
-26-50 curve).
+26-50 curve). The second held-out set (amendment (e)) is read from the record's
+second_test_set.json (experiments/lab/second_test_set.py).
 """
 
 import json
@@ -30,8 +31,9 @@ from experiments import hard_vs_soft_sort50 as experiment
 # page and its tests read of it through this module.
 from experiments.hard_vs_soft_sort50 import (  # noqa: F401
     CEILING, FALLBACK, GUARD_STEP, MAX_LENGTH, MIN_EFFECT, NUM_STEPS, REPLICATION_SEEDS,
-    RULES, SEEDS, SOFT, SOFT_LONG, WIDE_GUARD_STEP, WIDE_STEPS, XU_16, XU_16_LONG, XU_64)
-from experiments.lab import rule
+    RULES, SECOND_EVAL_SEED, SEEDS, SOFT, SOFT_LONG, WIDE_GUARD_STEP, WIDE_STEPS, XU_16,
+    XU_16_LONG, XU_64)
+from experiments.lab import rule, second_test_set
 from experiments.lab.claims.hard_vs_soft import XU_TABLE
 
 KEY = "hard-attention-accuracy"
@@ -116,6 +118,22 @@ def _scores(results, arm: str, lengths: tuple[int, int] | None) -> list[float]:
     return out
 
 
+def _second_scores(results, arm: str, lengths: tuple[int, int] | None) -> list | None:
+    """Per seed, the statistic on the second held-out set (amendment (e)); 0 for a
+    failed member; None while a finished member is not scored there yet."""
+    from experiments.lab import findings as f
+    scored, out = second_test_set.read(results), []
+    for member, summary in _recorded(results, arm):
+        if summary.get("status") != "finished":
+            out.append(0.0)
+        elif member.name not in scored:
+            return None
+        else:
+            out.append(f.mean_accuracy(scored[member.name]["seq_acc_by_length"],
+                                       *(lengths or (1, MAX_LENGTH))))
+    return out
+
+
 def _failed(results, arms) -> list[str]:
     from experiments.lab import findings as f
     return [f"{arm} seed {f.member_seed(member)}" for arm in arms
@@ -158,20 +176,41 @@ class _Comparison:
                          f"{CEILING:g})")
         guard = _guard(results, (soft, hard))
         stops += [guard] if guard else []
-        self.decision = rule.decide(self.values[hard], self.values[soft],
-                                    rule.Claim(MIN_EFFECT, rule.ABOVE), stats.ACCURACY,
-                                    stopped="; ".join(stops))
+        self.stopped = "; ".join(stops)
+        self.decision = self._decide(self.values)
+        second = {arm: _second_scores(results, arm, self.lengths) for arm in (soft, hard)}
+        self.second = (None if any(v is None for v in second.values())
+                       else (second, self._decide(second)))
+
+    def _decide(self, values) -> rule.Decision:
+        return rule.decide(values[self.hard], values[self.soft],
+                           rule.Claim(MIN_EFFECT, rule.ABOVE), stats.ACCURACY,
+                           stopped=self.stopped)
 
     @property
     def span(self) -> str:
         first, last = self.lengths or (1, MAX_LENGTH)
         return f"{first}-{last}"
 
-    def words(self) -> str:
+    def words(self, values=None, decision=None) -> str:
         from attention_research.reports.tables import interval_cell as cell
-        return (f"on {self.span}: {self.soft} {cell(self.values[self.soft])}, {self.hard} "
-                f"{cell(self.values[self.hard])}; {self.hard} - {self.soft} "
-                f"{self.decision.words()}")
+        values, decision = values or self.values, decision or self.decision
+        return (f"on {self.span}: {self.soft} {cell(values[self.soft])}, {self.hard} "
+                f"{cell(values[self.hard])}; {self.hard} - {self.soft} {decision.words()}")
+
+    def second_words(self) -> str:
+        """Amendment (e): the same contrast on the second held-out set, and whether it
+        gives the same verdict."""
+        if self.second is None:
+            return (f"The second held-out set (seed {SECOND_EVAL_SEED}) is not scored yet: "
+                    "the row waits for it")
+        values, decision = self.second
+        same = decision.verdict == self.decision.verdict
+        return (f"On the second held-out set (seed {SECOND_EVAL_SEED}), "
+                f"{self.words(values, decision)}: "
+                + ("the same verdict" if same else f"it gives {decision.verdict} where the "
+                   f"run's own set gives {self.decision.verdict}: the test set decides, so "
+                   "the row is inconclusive"))
 
 
 def findings(results):
@@ -205,23 +244,28 @@ def _row(f, results, replicating: bool):
     main = _Comparison(results, "B = 16", "soft")
     verdict = main.decision.verdict
     check = None  # the budget check: B = 16 against soft at 18,000 steps
-    notes = []
+    notes = [main.second_words()]
+    if main.second is None:
+        verdict = "pending"
+    elif main.second[1].verdict != verdict:
+        verdict = rule.INCONCLUSIVE
     if replicating:
         notes.append("B = 64 and the budget check are trained on the first seeds only")
     elif _complete(results, "soft 18k") and _complete(results, "B = 16 18k"):
         check = _Comparison(results, "B = 16 18k", "soft 18k")
-        agrees = check.decision.verdict == verdict
+        agrees = check.decision.verdict == main.decision.verdict
         notes.append(f"Budget check, 18,000 steps: {check.words()}: "
                      + ("the same verdict" if agrees else
-                        f"{check.decision.verdict}, not {verdict}: the budget decides, so "
-                        "the row is inconclusive"))
+                        f"it gives {check.decision.verdict} where 9,000 steps give "
+                        f"{main.decision.verdict}: the budget decides, so the row is "
+                        "inconclusive"))
         verdict = verdict if agrees else rule.INCONCLUSIVE
     else:
         notes.append(f"The budget check (soft and B = 16 at 18,000 steps) is not recorded "
                      f"yet: {len(_recorded(results, 'soft 18k'))} and "
                      f"{len(_recorded(results, 'B = 16 18k'))} of {PER_ARM} seeds; the row "
                      "waits for it")
-        verdict = "pending"
+        verdict = "pending"  # as the rule says, whatever the 9,000-step verdict
     if not replicating:
         if _complete(results, "B = 64") and _complete(results, "soft 18k"):
             wide = _Comparison(results, "B = 64", "soft 18k")
@@ -230,8 +274,8 @@ def _row(f, results, replicating: bool):
             notes.append(f"Beside, B = 64's scale at 18,000 steps against soft at "
                          f"18,000: {wide.words()}"
                          + ("" if wide.decision.verdict == same_budget else
-                            f" ({wide.decision.verdict}, B = 16 at 18,000 steps "
-                            f"{same_budget}: the verdict depends on the scale)"))
+                            f" (B = 16 at 18,000 steps gives {same_budget}: the verdict "
+                            "depends on the scale)"))
         else:
             notes.append(f"B = 64's scale (18,000 steps, beside) is not recorded yet: "
                          f"{len(_recorded(results, 'B = 64'))} of {PER_ARM} seeds")
