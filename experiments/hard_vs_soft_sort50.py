@@ -53,11 +53,16 @@ effect in the paper's direction; not reproduced when it rules the minimum effect
 that direction; inconclusive otherwise. Its amendment, appended before any result was
 read, is explained in results/hard_vs_soft_sort50/README.md.
 
-Cost: not yet run (about an hour and a half of one core per 10-member cohort at 9,000
-steps, twice that at 18,000, from a 200-step pilot on seeds 400-409 at 0.5-0.55 s a
-step).
+Cost: training wall time summed over cohorts, as each partial report under the record's
+only/ states it (cpu: one of this project's 2-core CPUs): results/hard_vs_soft_sort50/:
+20 members (soft and B = 16 at 9,000 steps), 11,639 s (cpu); the other three cohorts
+were not trained (below).
 
-Result: results/hard_vs_soft_sort50/summary.md once recorded.
+Result: inconclusive (experiments/FINDINGS.md, hard-attention-accuracy; the record's
+README). Soft reached the ceiling on 1-50 and on 26-50 alike (0.99), so no verdict
+could be read; at equal steps Xu's estimator lay far below it (0.38 on 1-50). The
+budget check and B = 64 can only withhold a verdict, so they were not trained once
+9,000 steps gave none; experiments/hard_vs_soft_multi30k.py tests the claim in BLEU.
 """
 
 from attention_research.metric_names import column, length_range

@@ -700,15 +700,18 @@ def test_hard_vs_soft_sort50_follows_its_rule(tmp_path, accuracy, early, long, v
     assert hs.findings(record) == []  # until complete, hard_vs_soft_converged's row stands
     assert "hard_vs_soft_converged" not in findings.superseded(tmp_path)
     _sort50_record(record, accuracy, hs.SEEDS, early, long, arms=SORT50_SHORT)
-    (found,) = hs.findings(record)  # the budget check is not recorded: pending
-    assert found.verdict == "pending" and "The budget check" in found.ours
+    (found,) = hs.findings(record)  # the budget check is not recorded: pending, unless
+    # 9,000 steps give no verdict, which the check could only withhold
+    assert found.verdict == ("pending" if verdict != "inconclusive" else verdict)
+    assert "The budget check" in found.ours
     # hard_vs_soft_converged gives the row up, and keeps its variance row
     assert findings.superseded(tmp_path)["hard_vs_soft_converged"] == {hc.ACCURACY_KEY}
     _sort50_record(record, accuracy, hs.SEEDS, early, long,
                    arms=SORT50_SHORT + ("soft 18k", "B = 16 18k"))
     (found,) = hs.findings(record)
     assert found.verdict == verdict and "the same verdict" in found.ours
-    assert "B = 64's scale (18,000 steps, beside) is not recorded yet" in found.ours
+    assert ("B = 64's scale (18,000 steps, beside) is not " + (
+        "trained" if verdict == "inconclusive" else "recorded yet")) in found.ours
     assert "B = 16 median 0.50, 0% of logs above 1" in found.ours
     if long:
         assert "on 26-50" in found.ours

@@ -49,7 +49,8 @@ ARMS = {"soft": (SOFT, SHORT), "B = 16": (XU_16, SHORT), "B = 64": (XU_64, LONG)
         "soft 18k": (SOFT_LONG, LONG), "B = 16 18k": (XU_16_LONG, LONG)}
 NAMES = {arm: sweeps.member_name(setting) for arm, (setting, _) in ARMS.items()}
 RULED = ("soft", "B = 16")  # the arms the row needs first; the others check or are beside
-TITLE = "Hard attention (Xu's estimator) against soft, at convergence"
+# Not "at convergence": both arms were still rising by the guard (decision log).
+TITLE = "Hard attention (Xu's estimator) against soft (sort 1-50, in distribution)"
 
 
 def replication_seed_words(_):
@@ -243,14 +244,21 @@ def _row(f, results, replicating: bool):
     from attention_research.reports.tables import interval_cell as cell
     main = _Comparison(results, "B = 16", "soft")
     verdict = main.decision.verdict
+    # The second set and the budget check can only withhold a verdict: where the run's
+    # own set at 9,000 steps gives none, the row is inconclusive without them (decision
+    # log, 2026-12-07: the arms they would need were then not trained).
+    undecided = verdict == rule.INCONCLUSIVE
     check = None  # the budget check: B = 16 against soft at 18,000 steps
-    notes = [main.second_words()]
-    if main.second is None:
+    notes = [main.second_words()] if main.second is not None or not undecided else []
+    if main.second is None and not undecided:
         verdict = "pending"
-    elif main.second[1].verdict != verdict:
+    elif main.second is not None and main.second[1].verdict != verdict:
         verdict = rule.INCONCLUSIVE
     if replicating:
         notes.append("B = 64 and the budget check are trained on the first seeds only")
+    elif undecided and not _complete(results, "B = 16 18k"):
+        notes.append("The budget check (soft and B = 16 at 18,000 steps) is not trained: "
+                     "it can only withhold a verdict, and 9,000 steps give none")
     elif _complete(results, "soft 18k") and _complete(results, "B = 16 18k"):
         check = _Comparison(results, "B = 16 18k", "soft 18k")
         agrees = check.decision.verdict == main.decision.verdict
@@ -267,7 +275,10 @@ def _row(f, results, replicating: bool):
                      "waits for it")
         verdict = "pending"  # as the rule says, whatever the 9,000-step verdict
     if not replicating:
-        if _complete(results, "B = 64") and _complete(results, "soft 18k"):
+        if undecided and not _complete(results, "B = 64"):
+            notes.append("B = 64's scale (18,000 steps, beside) is not trained: the row it "
+                         "would stand beside is undecided")
+        elif _complete(results, "B = 64") and _complete(results, "soft 18k"):
             wide = _Comparison(results, "B = 64", "soft 18k")
             # The scales are compared at one budget: B = 16's at 18,000 steps if recorded.
             same_budget = (check or main).decision.verdict
