@@ -414,7 +414,7 @@ def test_every_experiment_sweep_expands_into_valid_cohorts(tmp_path):
                 "multi30k_goals": (6, 2), "luong_table6": (60, 5), "relative_positions": (80, 8),
                 "hard_vs_soft_converged": (30, 3), "fixed_vector_capacity": (20, 4),
                 "dot_vs_additive": (6, 2), "hard_vs_soft_sort50": (50, 5),
-                "hard_vs_soft_multi30k": (15, 3)}
+                "hard_vs_soft_multi30k": (18, 3)}
     # Time a train step, an evaluation, the implicit analysis, predicting; run a peer
     # toolkit; compare device counts: no sweep.
     tools = {"step_speed", "eval_speed", "joeynmt_peer", "implicit_cost", "device_parity",
