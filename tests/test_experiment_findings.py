@@ -664,6 +664,9 @@ def _sort50_record(results, accuracy, seeds, early=None, long=None, arms=None,
 
 
 SORT50_SHORT = ("soft", "B = 16")
+# Hard attention 0.1 above soft in every arm: reproduced, unless a check withholds it.
+SORT50_HARD_AHEAD = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8,
+                     "B = 64": 0.8}
 
 
 @pytest.mark.parametrize("accuracy, early, long, verdict", [
@@ -737,7 +740,7 @@ def test_hard_vs_soft_sort50_budget_check_can_withhold_the_verdict(tmp_path):
 def test_hard_vs_soft_sort50_needs_the_same_verdict_on_a_second_test_set(tmp_path):
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     record = tmp_path / "hard_vs_soft_sort50"
-    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    accuracy = SORT50_HARD_AHEAD
     _sort50_record(record, accuracy, hs.SEEDS, second="none")
     (found,) = hs.findings(record)
     assert found.verdict == "pending" and "is not scored yet" in found.ours
@@ -752,7 +755,7 @@ def test_hard_vs_soft_sort50_needs_the_same_verdict_on_a_second_test_set(tmp_pat
 def test_hard_vs_soft_sort50_scores_a_failed_member_0_and_names_it(tmp_path):
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     record = tmp_path / "hard_vs_soft_sort50"
-    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    accuracy = SORT50_HARD_AHEAD
     _sort50_record(record, accuracy, hs.SEEDS, failed=[("B = 16", hs.SEEDS[3])])
     assert hs.supersedes(record)  # a failed member counts as recorded
     (found,) = hs.findings(record)
@@ -763,7 +766,7 @@ def test_hard_vs_soft_sort50_scores_a_failed_member_0_and_names_it(tmp_path):
 def test_hard_vs_soft_sort50_guard_needs_every_seed(tmp_path):
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     record = tmp_path / "hard_vs_soft_sort50"
-    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    accuracy = SORT50_HARD_AHEAD
     _sort50_record(record, accuracy, hs.SEEDS, unlogged=[("soft", hs.SEEDS[0])])
     (found,) = hs.findings(record)
     assert found.verdict == "inconclusive" and "guard unreadable: soft" in found.ours
@@ -773,7 +776,7 @@ def test_hard_vs_soft_sort50_reads_only_its_own_seeds(tmp_path):
     # Another run's seeds in the folder (here the replication's) are not counted.
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     record = tmp_path / "hard_vs_soft_sort50"
-    accuracy = {"soft": 0.7, "B = 16": 0.8, "soft 18k": 0.7, "B = 16 18k": 0.8, "B = 64": 0.8}
+    accuracy = SORT50_HARD_AHEAD
     _sort50_record(record, accuracy, hs.SEEDS[:9])
     _sort50_record(record, accuracy, hs.REPLICATION_SEEDS)
     assert hs.findings(record) == []

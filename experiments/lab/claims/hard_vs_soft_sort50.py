@@ -69,14 +69,9 @@ def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own
     seeds that finished or failed, in order of seed."""
     from experiments.lab import findings as f
-    seeds = _own_seeds(results)
-    out = []
-    for path in f.member_files(results, NAMES[arm], "summary.json"):
-        summary = json.loads(path.read_text())
-        if f.member_seed(path.parent) in seeds and summary.get("status") in ("finished",
-                                                                            "failed"):
-            out.append((path.parent, summary))
-    return out
+    return [(path.parent, summary)
+            for path, summary in f._summaries(results, NAMES[arm], _own_seeds(results))
+            if summary.get("status") in ("finished", "failed")]
 
 
 def _complete(results, arm: str) -> bool:
