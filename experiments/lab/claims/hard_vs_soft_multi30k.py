@@ -1,0 +1,338 @@
+"""The claim experiments/hard_vs_soft_multi30k.py's records decide (a row of
+experiments/FINDINGS.md): Xu et al.'s hard attention against soft, in BLEU on Multi30k,
+by the rule the experiment file wrote and committed before any member trained (RULES,
+6bce38a; amended before any result was read, 0533c90), through the lab's one decision
+rule (experiments/lab/rule.py).
+
+Written while the first members trained, before any of their evaluations was read. The
+row takes over hard_vs_soft_sort50's row of the same key (where soft sat at the ceiling)
+once this record holds every seed of the two ruled arms (``supersedes``). A verdict then
+also needs what the amendments ask of it, and waits for them:
+- (b) the unclipped estimator (global norm 1000) against the same soft seeds, by the
+  same test, must give the same verdict ('depends on clipping' otherwise);
+- (a) a 'not reproduced' must hold for the estimator retrained at 16,000 steps too
+  ('the budget decides' otherwise).
+An inconclusive row at 8,000 steps stays inconclusive whatever they give, so it waits
+for neither. The replication (seeds 446-451) trains the two ruled arms alone and is
+decided by the same code on its own seeds, never pooled; the gates are the first
+seeds'.
+
+Each member's test translations are read as its sentence table
+(translations/test.sentences.tsv: Multi30k's texts are not committed), or as its
+hypotheses and references where a record holds them (the tests' made-up records). A
+member that failed is scored by amendment (d) from the same files, written for it from
+its best parameters before the failure; until they exist the row waits and names it.
+"""
+
+import json
+from pathlib import Path
+from statistics import median
+
+from attention_research.metric_names import TRAIN_GRAD_NORM
+from attention_research.reports import stats
+from attention_research.running import sweeps
+from experiments import hard_vs_soft_multi30k as experiment
+# What this module reads of the experiment file, and (re-exported) what the findings
+# page and its tests read of it through this module.
+from experiments.hard_vs_soft_multi30k import (  # noqa: F401
+    LONGER, MIN_EFFECT, REPLICATION_SEEDS, RULES, SEEDS, SOFT, UNCLIPPED, XU_16,
+    get_config, get_sweep)
+from experiments.lab import rule
+from experiments.lab.claims import luong_table4
+from experiments.lab.claims.hard_vs_soft import XU_TABLE
+
+KEY = "hard-attention-accuracy"
+REPLICATED = (KEY,)
+SEPARATES_BOTH_WAYS = REPLICATED  # "not reproduced" only by an interval that rules it out
+SUPERSEDES = {"hard_vs_soft_sort50": (KEY,)}  # once ``supersedes`` holds
+RESAMPLES = luong_table4.RESAMPLES  # 10,000, as the rule says (amendment (c))
+PER_ARM = len(SEEDS)
+RISING_SEEDS = 4  # amendment (c): an arm's best step is its last in at least 4 of 6 seeds
+ARMS = {"soft": SOFT, "hard": XU_16, "unclipped": UNCLIPPED, "hard 16k": LONGER}
+NAMES = {arm: sweeps.member_name(setting) for arm, setting in ARMS.items()}
+WORDS = {"soft": "soft", "hard": "Xu's estimator",
+         "unclipped": "Xu's estimator unclipped",
+         "hard 16k": "Xu's estimator at 16,000 steps"}
+RULED = ("soft", "hard")
+TITLE = "Hard attention (Xu's estimator) against soft (Multi30k, BLEU)"
+SORT50 = "[the sort 1-50 record](results/hard_vs_soft_sort50/)"
+
+
+def replication_seed_words(_):
+    """The replication's own seeds (446-451), not the project's 100-102."""
+    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
+
+
+def _replicating(results) -> bool:
+    return Path(results).name.endswith("_replication")
+
+
+def _own_seeds(results) -> list[int]:
+    # From the experiment file: the page swaps this module's SEEDS while it reads a
+    # replication (findings.replicate_findings), not the file's.
+    return experiment.REPLICATION_SEEDS if _replicating(results) else experiment.SEEDS
+
+
+def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
+    """(folder, summary.json) of each recorded member of ``arm`` of the record's own
+    seeds that finished or failed, in order of seed."""
+    from experiments.lab import findings as f
+    return [(path.parent, summary)
+            for path, summary in f._summaries(results, NAMES[arm], _own_seeds(results))
+            if summary.get("status") in ("finished", "failed")]
+
+
+def _complete(results, arm: str) -> bool:
+    return len(_recorded(results, arm)) >= PER_ARM
+
+
+def supersedes(results) -> bool:
+    """Whether this record decides the row (both ruled arms recorded):
+    hard_vs_soft_sort50's row of the same key then gives way."""
+    return all(_complete(results, arm) for arm in RULED)
+
+
+def _sentences(member: Path):
+    """The member's test sentences' cased BLEU statistics [N, 10], or its hypotheses
+    with the references (a record that holds the texts); None if neither is there."""
+    from attention_research.tasks.translation import metrics
+    folder = member / "translations"
+    if (folder / "test.sentences.tsv").is_file():
+        return metrics.read_sentence_table(folder / "test.sentences.tsv")[1]
+    if (folder / "test.reference.txt").is_file():
+        read = lambda kind: (folder / f"test.{kind}.txt").read_text().splitlines()  # noqa: E731
+        return metrics.sentence_statistics(read("hypothesis"), read("reference"))
+    return None
+
+
+def _unscored(results, arms) -> list[str]:
+    """The members of ``arms`` whose test sentences are missing: a failed one not yet
+    scored by amendment (d), or a finished one recorded without its translations."""
+    from experiments.lab import findings as f
+    return [f"{WORDS[arm]} seed {f.member_seed(member)}"
+            + (" (failed)" if summary.get("status") == "failed" else "")
+            for arm in arms for member, summary in _recorded(results, arm)
+            if _sentences(member) is None]
+
+
+def _failed(results, arms) -> list[str]:
+    from experiments.lab import findings as f
+    return [f"{WORDS[arm]} seed {f.member_seed(member)}" for arm in arms
+            for member, summary in _recorded(results, arm) if summary.get("status") == "failed"]
+
+
+def _selected(summary: dict) -> dict | None:
+    """The member's chosen parameters ({'metric', 'step', 'value'}): greedy lowercased
+    validation BLEU's best step; None for a member that recorded none (a failed one)."""
+    members = summary.get("members") or [{}]
+    return members[0].get("selected")
+
+
+def _rising(results, arm: str) -> str:
+    """Amendment (c)'s guard: the arm's best validation step is its last evaluation in
+    at least 4 of its seeds ("" if not)."""
+    at_last = [s for _, s in _recorded(results, arm)
+               if s.get("status") == "finished" and _selected(s)
+               and _selected(s)["step"] >= s["steps"]]
+    if len(at_last) < RISING_SEEDS:
+        return ""
+    return (f"{WORDS[arm]} still rising (its best validation step is its last, "
+            f"{at_last[0]['steps']:,}, in {len(at_last)} of {PER_ARM} seeds)")
+
+
+class _Contrast:
+    """One contrast of the rule: a hard arm against soft, by paired_seed_test."""
+
+    def __init__(self, results, hard: str, soft: str = "soft"):
+        import numpy as np
+
+        from attention_research.reports import bleu_tests
+        from attention_research.tasks.translation import metrics
+        self.hard, self.soft = hard, soft
+        systems = {arm: [_sentences(m) for m, _ in _recorded(results, arm)]
+                   for arm in (hard, soft)}
+        self.bleu = {arm: [metrics.bleu_from_statistics(s.sum(0)) for s in tables]
+                     for arm, tables in systems.items()}
+        everything = [(np.arange(bleu_tests.sentence_count(systems, None)), 1.0)]
+        self.test = bleu_tests.paired_seed_test(systems, None, hard, soft, everything,
+                                                n_samples=RESAMPLES)
+        stops = [why for why in (_rising(results, hard), _rising(results, soft)) if why]
+        means = [float(np.mean(values)) for values in self.bleu.values()]
+        if max(means) < stats.BLEU.floor:
+            stops.append(f"both means under the BLEU floor {stats.BLEU.floor:g}")
+        test = self.test
+        self.decision = rule.decide_interval(
+            stats.Interval(PER_ARM, test["difference"], test["low"], test["high"]),
+            test["se"], test["df"] or 0.0, min(len(v) for v in systems.values()),
+            rule.Claim(MIN_EFFECT, rule.ABOVE), stopped="; ".join(stops),
+            fixed_se=luong_table4.shared_sentence_se(test))
+
+    @property
+    def verdict(self) -> str:
+        return self.decision.verdict
+
+    def words(self) -> str:
+        from attention_research.reports.tables import interval_cell as cell
+        test = self.test
+        return (f"{WORDS[self.soft]} {cell(self.bleu[self.soft], 2)}, {WORDS[self.hard]} "
+                f"{cell(self.bleu[self.hard], 2)}; {WORDS[self.hard]} − {WORDS[self.soft]} "
+                f"{self.decision.words(2)}; p = {test['p']:.3g}, standard error "
+                f"{test['se']:.2f} (seeds {test['seed_se']:.2f}, sentences "
+                f"{test['sentence_se']:.2f}, of which the seeds share "
+                f"{luong_table4.shared_sentence_se(test):.2f})")
+
+
+def findings(results):
+    """The row on the record's own seeds (440-445, or the replication's 446-451); [] on
+    the first record until both ruled arms are complete (sort 1-50's row stands)."""
+    from experiments.lab import findings as f
+    replicating = _replicating(results)
+    if not supersedes(results):
+        if not replicating:
+            return []
+        return [f.pending(KEY, TITLE, XU_TABLE, (
+            f"Multi30k, soft against Xu's estimator at B = 16's scale, {PER_ARM} seeds an "
+            f"arm: {sum(min(len(_recorded(results, a)), PER_ARM) for a in RULED)} of "
+            f"{len(RULED) * PER_ARM} members recorded"))]
+    return [_row(f, results, replicating)]
+
+
+def _commits(results, arms) -> dict[str, list[str]]:
+    """{arm: the short commits its members ran at}, '+' marking a tree with changes."""
+    return {arm: sorted({s.get("code", {}).get("commit", "?")[:7]
+                         + ("+" if s.get("code", {}).get("changed") else "")
+                         for _, s in _recorded(results, arm)})
+            for arm in arms if _recorded(results, arm)}
+
+
+def _validation(results, arm: str) -> str:
+    """The arm's greedy lowercased validation BLEU at each member's selected step (what
+    chose the parameters the test translates), and the selected steps."""
+    from attention_research.reports.tables import interval_cell as cell
+    chosen = [_selected(s) for _, s in _recorded(results, arm) if _selected(s)]
+    if not chosen:
+        return f"{WORDS[arm]} none recorded"
+    steps = sorted(c["step"] for c in chosen)
+    return (f"{WORDS[arm]} {cell([c['value'] for c in chosen], 2)} at steps "
+            + ", ".join(f"{s:,}" for s in steps))
+
+
+def _grad_norms(results, arm: str) -> str:
+    """The arm's logged pre-clip gradient norm (each a mean over 50 steps): its median
+    over seeds and logs, and the share of logs above the clipping threshold 1."""
+    norms = [r[TRAIN_GRAD_NORM] for member, _ in _recorded(results, arm)
+             for r in map(json.loads, (member / "metrics.jsonl").read_text().splitlines())
+             if r.get(TRAIN_GRAD_NORM) is not None]
+    if not norms:
+        return f"{WORDS[arm]} not logged"
+    above = sum(n > 1.0 for n in norms) / len(norms)
+    return f"{WORDS[arm]} median {median(norms):.2f}, {above:.0%} of logs above 1"
+
+
+def _gate(results, arm: str, verdict: str) -> tuple[str, str]:
+    """(how the gate ``arm`` against soft stands: 'same', 'differs' or 'missing', and
+    its words). A gate that gives another verdict than the ruled arms' withholds it."""
+    recorded, unscored = len(_recorded(results, arm)), _unscored(results, (arm,))
+    if recorded < PER_ARM or unscored:
+        return "missing", (f"{WORDS[arm]} is not recorded yet ({recorded} of {PER_ARM} "
+                           "seeds" + (f"; unscored: {', '.join(unscored)}" if unscored
+                                      else "") + ")")
+    gate = _Contrast(results, arm)
+    if gate.verdict == verdict:
+        return "same", f"{gate.words()}: the same verdict"
+    return "differs", f"{gate.words()}: it gives {gate.verdict} where the ruled arms give {verdict}"
+
+
+def _gated(results, ruled: str) -> tuple[str, list[str]]:
+    """The verdict after the amendments' gates on the ruled arms' ``ruled``, and a note
+    on each gate. (b): the unclipped estimator must give the same verdict; (a): a 'not
+    reproduced' must hold for the estimator at 16,000 steps. A gate can only withhold
+    a verdict, so an inconclusive one waits for neither (each is read beside where
+    recorded)."""
+    gates = [("unclipped", "Clipping (amendment (b))", ruled != rule.INCONCLUSIVE,
+              "the verdict depends on clipping"),
+             ("hard 16k", "The budget (amendment (a))", ruled == rule.NOT_REPRODUCED,
+              "the budget decides")]
+    verdict, notes = ruled, []
+    for arm, title, needed, what in gates:
+        status, words = _gate(results, arm, ruled)
+        if not needed:
+            if status != "missing":
+                notes.append(f"{title}, beside: {words}")
+            elif arm == "unclipped":  # the budget's retraining is trained only if needed
+                notes.append(f"{title}: {words}; it can only withhold a verdict, and there "
+                             "is none")
+            continue
+        if status == "differs":
+            verdict = rule.INCONCLUSIVE
+            notes.append(f"{title}: {words}: {what}, so the row is inconclusive")
+        elif status == "missing":
+            verdict = "pending" if verdict != rule.INCONCLUSIVE else verdict
+            notes.append(f"{title}: {words}: the row waits for it")
+        else:
+            notes.append(f"{title}: {words}")
+    return verdict, notes
+
+
+def _row(f, results, replicating: bool):
+    unscored = _unscored(results, RULED)
+    if unscored:
+        return f.Finding(KEY, TITLE, XU_TABLE, (
+            f"Multi30k, {PER_ARM} seeds an arm recorded; not scored yet: "
+            f"{', '.join(unscored)}: a failed member is scored with its parameters of best "
+            "validation BLEU before the failure (amendment (d)), a finished one needs its "
+            "translations"), "pending", "the rule waits for every ruled member's test sentences")
+    main = _Contrast(results, "hard")
+    verdict, notes = main.verdict, []
+    commits = _commits(results, RULED)
+    if len({c for arm in RULED for c in commits[arm]}) > 1 or any(
+            c.endswith("+") for arm in RULED for c in commits[arm]):
+        verdict = rule.INCONCLUSIVE
+        notes.append("The ruled members ran at more than one commit or from a changed tree "
+                     "(the rule needs one): no verdict")
+    if replicating:
+        notes.append("The gates (the unclipped estimator, the budget) are the first "
+                     "seeds'")
+    else:
+        verdict, gate_notes = _gated(results, verdict)
+        notes += gate_notes
+    trained = [arm for arm in ARMS if _recorded(results, arm)]
+    failed = _failed(results, trained)
+    ours = (f"cased BLEU on Multi30k's test_2016_flickr (sacreBLEU, beam 4, each member's "
+            f"parameters of best greedy lowercased validation BLEU), {PER_ARM} seeds an arm "
+            f"(mean ± the half-width of its 95% interval over seeds): {main.words()}. "
+            + ". ".join(notes)
+            + f". Failed members (scored with their best parameters before the failure): "
+            f"{', '.join(failed) or 'none'}. Validation BLEU (lowercased, greedy) at the "
+            "selected steps: " + "; ".join(_validation(results, arm) for arm in trained)
+            + ". Commits: " + "; ".join(f"{WORDS[arm]} {', '.join(c)}"
+                                        for arm, c in _commits(results, trained).items())
+            + ". Beside, read by no rule: the logged pre-clip gradient norm (clipped at 1 "
+            "but for the unclipped arm): "
+            + "; ".join(_grad_norms(results, arm) for arm in trained))
+    why = (f"{RULES[KEY]} (the lab's one decision rule: {rule.WORDS}). "
+           + _not_reproduced_words(verdict, main.test["high"])
+           + "What Xu et al. would still object to: the encoder's bidirectional LSTM states "
+           "see the whole sentence (Xu's convolutional features are local), so which "
+           "position is sampled matters less; Multi30k has one reference a sentence, not "
+           "five; one λ_r (1.6, Xu's code's at its batch of 16, where "
+           "configs/hard_xu.py's default at this batch of 64 would be 6.4) and an "
+           "optimiser, learning rate and schedule tuned for soft attention; the soft half "
+           "is drawn per sequence (Xu's code: per minibatch); the decoder is Luong-style "
+           "for both arms, not Xu's. On sort, where exact match put soft at the ceiling, "
+           f"{SORT50} left the claim inconclusive")
+    return f.Finding(KEY, TITLE, XU_TABLE, ours, verdict, why,
+                     power=rule.power_words([main.decision],
+                                            rule.member_seconds(Path(results))))
+
+
+def _not_reproduced_words(verdict: str, high: float) -> str:
+    """Amendment (e)'s words for a 'not reproduced', fixed before any result was read:
+    'lower than soft' only where the interval (its upper end ``high``) lies below 0."""
+    if verdict != rule.NOT_REPRODUCED:
+        return ""
+    return ("In this regime, Xu's estimator at λ_r = 1.6 does not beat soft additive "
+            "attention by 0.5 cased test BLEU"
+            + ("; its BLEU is lower than soft's, in this regime only" if high < 0 else "")
+            + "; at test the hard model reads the expected context, so the two arms are two "
+            "ways of training one soft decoder. ")

@@ -1,0 +1,188 @@
+"""hard_vs_soft_multi30k's row on records built here, where the answer is known: its
+rule (experiments/hard_vs_soft_multi30k.py's RULES with amendments (a)-(e)) read by
+experiments/lab/claims/hard_vs_soft_multi30k.py, written before any result was read.
+
+Each member's test translations are a made-up reference set with ``drop`` words cut
+from each sentence's end (about 10 BLEU a word), a few sentences one word more by seed."""
+
+import json
+import shutil
+
+import pytest
+
+from tests.test_experiment_findings import EXPERIMENTS, _made_up_references
+
+FIRST = "hard_vs_soft_multi30k"
+
+
+@pytest.fixture
+def hm(monkeypatch):
+    module = EXPERIMENTS[FIRST]
+    # The rule's 10,000 resamples only narrow the sentences' part; the tests take fewer.
+    monkeypatch.setattr(module, "RESAMPLES", 300)
+    return module
+
+
+def _record(results, drops: dict, seeds=None, rising=(), failed=(), commit="6bce38a0",
+            untranslated=()):
+    """drops: {arm: words cut from each reference, one for all seeds or one a seed}.
+    ``rising``: arms whose best validation step is the last in every seed; ``failed``:
+    (arm, seed) whose member failed with no translations; ``untranslated``: (arm, seed)
+    finished without them."""
+    module = EXPERIMENTS[FIRST]
+    references = _made_up_references()
+    seeds = seeds or module.SEEDS
+    for arm, drop in drops.items():
+        for i, seed in enumerate(seeds):
+            cut = drop[i] if isinstance(drop, list) else drop
+            folder = results / "members" / f"{module.NAMES[arm]}_seed-{seed}"
+            folder.mkdir(parents=True, exist_ok=True)
+            steps = 16000 if arm == "hard 16k" else 8000
+            (folder / "metrics.jsonl").write_text("".join(
+                json.dumps({"step": s, "member": 0, "train/grad_norm": 0.5 + (arm != "soft")})
+                + "\n" for s in range(50, 501, 50)))
+            if (arm, seed) in failed:
+                summary = {"status": "failed", "steps": 3000,
+                           "code": {"commit": commit, "changed": False}}
+            else:
+                summary = {"status": "finished", "steps": steps,
+                           "code": {"commit": commit, "changed": False},
+                           "members": [{"seed": seed, "selected": {
+                               "metric": "eval/bleu_lc/validation", "value": 40.0 - cut,
+                               "step": steps if arm in rising else steps - 1500}}]}
+            (folder / "summary.json").write_text(json.dumps(summary))
+            if (arm, seed) in failed or (arm, seed) in untranslated:
+                continue
+            hypotheses = [" ".join(r.split()[:len(r.split()) - cut - (j % 7 == seed % 7)])
+                          for j, r in enumerate(references)]
+            (folder / "translations").mkdir(exist_ok=True)
+            (folder / "translations" / "test.hypothesis.txt").write_text(
+                "\n".join(hypotheses) + "\n")
+            (folder / "translations" / "test.reference.txt").write_text(
+                "\n".join(references) + "\n")
+
+
+def _row(module, record):
+    rows = module.findings(record)
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+# Hard attention far ahead, far behind, or level within a wide spread of seeds.
+AHEAD, BEHIND = {"soft": 1, "hard": 0}, {"soft": 0, "hard": 1}
+SPREAD = {"soft": 1, "hard": [0, 2, 0, 2, 1, 1]}
+
+
+def test_the_row_stands_aside_until_both_ruled_arms_are_recorded(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, AHEAD, seeds=hm.SEEDS[:5])
+    assert hm.findings(record) == [] and not hm.supersedes(record)
+    _record(record, AHEAD)
+    assert hm.supersedes(record)
+    assert hm.SUPERSEDES == {"hard_vs_soft_sort50": (hm.KEY,)}
+
+
+@pytest.mark.parametrize("drops, unclipped, verdict", [
+    (AHEAD, 0, "reproduced"),
+    (AHEAD, 1, "inconclusive"),        # unclipped gives another verdict: depends on clipping
+    (BEHIND, 1, "pending"),            # a 'not reproduced' waits for the budget's retraining
+    (SPREAD, None, "inconclusive"),    # the interval holds +0.5: waits for no gate
+    ({"soft": 0, "hard": 0}, 0, "pending"),  # level, tight: +0.5 ruled out, budget owed
+])
+def test_the_row_follows_its_rule_and_its_gates(tmp_path, hm, drops, unclipped, verdict):
+    record = tmp_path / FIRST
+    _record(record, drops)
+    if unclipped is not None:
+        _record(record, {"unclipped": unclipped})
+    row = _row(hm, record)
+    assert row.key == hm.KEY and row.verdict == verdict, row.ours
+    assert "6 seeds an arm" in row.ours and "Commits: soft 6bce38a" in row.ours
+    assert "λ_r (1.6" in row.why and "would be 6.4" in row.why  # audit point 6
+    if unclipped == 1 and drops is AHEAD:
+        assert "the verdict depends on clipping, so the row is inconclusive" in row.ours
+    if drops is SPREAD:
+        assert "it can only withhold a verdict, and there is none" in row.ours
+        assert "seeds an arm would decide the observed d" in row.ours
+
+
+def test_the_waiting_gate_says_so_until_recorded(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, AHEAD)
+    row = _row(hm, record)
+    assert row.verdict == "pending"
+    assert "Xu's estimator unclipped is not recorded yet (0 of 6 seeds): the row waits" in row.ours
+
+
+def test_a_not_reproduced_must_survive_the_longer_budget(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {"soft": 0, "hard": 2, "unclipped": 2, "hard 16k": 2})
+    row = _row(hm, record)
+    assert row.verdict == "not reproduced", row.ours
+    # Amendment (e)'s words, and "lower" only because the interval lies below 0.
+    assert "does not beat soft additive attention by 0.5 cased test BLEU" in row.why
+    assert "lower than soft's, in this regime only" in row.why
+    assert "two ways of training one soft decoder" in row.why
+    # At 16,000 steps the estimator overtakes soft: the budget decides.
+    other = tmp_path / "other" / FIRST
+    _record(other, {"soft": 1, "hard": 3, "unclipped": 3, "hard 16k": 0})
+    row = _row(hm, other)
+    assert row.verdict == "inconclusive" and "the budget decides" in row.ours, row.ours
+
+
+def test_a_still_rising_arm_withholds_the_verdict(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {**AHEAD, "unclipped": 0}, rising=("hard", "unclipped"))
+    row = _row(hm, record)
+    assert row.verdict == "inconclusive"
+    assert "Xu's estimator still rising (its best validation step is its last, 8,000, in " \
+           "6 of 6 seeds)" in row.ours
+
+
+def test_a_failed_member_waits_to_be_scored_and_then_counts(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {**AHEAD, "unclipped": 0}, failed=[("hard", hm.SEEDS[2])])
+    row = _row(hm, record)
+    assert row.verdict == "pending" and "Xu's estimator seed 442 (failed)" in row.ours
+    # Scored from its best parameters before the failure (amendment (d)): the row reads it
+    # and names it.
+    member = record / "members" / f"{hm.NAMES['hard']}_seed-442"
+    shutil.copytree(record / "members" / f"{hm.NAMES['hard']}_seed-441" / "translations",
+                    member / "translations")
+    row = _row(hm, record)
+    assert row.verdict == "reproduced", row.ours
+    assert "Failed members (scored with their best parameters before the failure): " \
+           "Xu's estimator seed 442" in row.ours
+
+
+def test_a_finished_member_without_translations_waits(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {**AHEAD, "unclipped": 0}, untranslated=[("soft", hm.SEEDS[0])])
+    assert _row(hm, record).verdict == "pending"
+
+
+def test_the_ruled_members_must_share_one_commit(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {**AHEAD, "unclipped": 0})
+    _record(record, {"hard": 0}, seeds=hm.SEEDS[:1], commit="0533c907")
+    row = _row(hm, record)
+    assert row.verdict == "inconclusive" and "more than one commit" in row.ours
+
+
+def test_the_row_reads_only_its_own_seeds(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {**AHEAD, "unclipped": 0})
+    # The replication's seeds in the first record, the other way: never read there.
+    _record(record, BEHIND, seeds=hm.REPLICATION_SEEDS)
+    assert _row(hm, record).verdict == "reproduced"
+
+
+def test_the_replication_is_decided_by_the_same_code_on_its_own_seeds(tmp_path, hm):
+    from experiments.lab import findings
+    again = tmp_path / f"{FIRST}_replication"
+    _record(again, AHEAD, seeds=hm.REPLICATION_SEEDS[:5])
+    assert _row(hm, again).verdict == "pending"
+    _record(again, AHEAD, seeds=hm.REPLICATION_SEEDS)
+    row = _row(hm, again)
+    assert row.verdict == "reproduced" and "the first seeds'" in row.ours
+    # As the page reads it: its SEEDS swapped for the project's, the file's seeds kept.
+    assert findings.replicate_findings(hm, again)[hm.KEY].verdict == "reproduced"
