@@ -9,6 +9,7 @@ resumed in a fresh work directory on another machine loses no earlier command):
     summary.md, summary.csv, significance.md, commands.txt   the report
     only/<text>/                    the report of the members --only=<text> named
     members/<member>/{config.json,summary.json,metrics.jsonl}     every finished member
+    members/<member>/rescored.json       a failed member scored (score_failed_members)
     members/<member>/translations/                                 its outputs, if any
         (a corpus whose texts may not be committed, datasets.NOT_REDISTRIBUTED: the
         hypotheses and each split's sentences.tsv of scoring statistics only, and
@@ -51,7 +52,7 @@ from attention_research.running.workdir import read_json, write_atomically
 from experiments.lab.pages import shown_images
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md")
-MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl")
+MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl", "rescored.json")
 
 
 def _copy(source: Path, destination: Path):

@@ -21,7 +21,8 @@ Each member's test translations are read as its sentence table
 (translations/test.sentences.tsv: Multi30k's texts are not committed), or as its
 hypotheses and references where a record holds them (the tests' made-up records). A
 member that failed is scored by amendment (d) from the same files, written for it from
-its best parameters before the failure; until they exist the row waits and names it.
+its best parameters before the failure (experiments/lab/score_failed_members.py, then
+recorded); until they exist the row waits and names it.
 """
 
 import json
@@ -280,8 +281,10 @@ def _row(f, results, replicating: bool):
         return f.Finding(KEY, TITLE, XU_TABLE, (
             f"Multi30k, {PER_ARM} seeds an arm recorded; not scored yet: "
             f"{', '.join(unscored)}: a failed member is scored with its parameters of best "
-            "validation BLEU before the failure (amendment (d)), a finished one needs its "
-            "translations"), "pending", "the rule waits for every ruled member's test sentences")
+            "validation BLEU before the failure (amendment (d): `python -m "
+            "experiments.lab.score_failed_members RUN --only=MEMBER`, then recorded), a "
+            "finished one needs its translations"), "pending",
+            "the rule waits for every ruled member's test sentences")
     main = _Contrast(results, "hard")
     verdict, notes = main.verdict, []
     commits = _commits(results, RULED)
