@@ -109,6 +109,20 @@ def test_the_power_cell_names_the_weakest_contrast_and_what_deciding_it_costs():
                                          stats.ACCURACY)]) == "no test"
 
 
+def test_a_design_that_detects_more_than_the_whole_scale_detects_nothing():
+    """Three seeds an arm, one of them failed (0 against 1): the detectable difference
+    exceeds accuracy's whole range, and the cell says so rather than 'detects 1.99'."""
+    wild = rule.decide([0.05, 1.0, 0.9], [0.95, 1.0, 1.0], BELOW_MINUS_002, stats.ACCURACY)
+    assert wild.detectable > 1 and wild.span == 1.0
+    assert rule.power_words([wild]).startswith(
+        f"detects no effect on this scale ({wild.detectable:.3g} exceeds its range, 1)")
+    # BLEU's scale is 0-100: a detectable 2 BLEU is a number, not the whole range.
+    rng = np.random.default_rng(5)
+    bleu = rule.decide(rng.normal(30, 1, 6), rng.normal(30, 1, 6),
+                       rule.Claim(0.5, rule.ABOVE), stats.BLEU)
+    assert rule.power_words([bleu]).startswith(f"detects {bleu.detectable:.3g}")
+
+
 def test_a_stopped_decision_names_its_stop_and_no_seeds():
     """A caller's stop (a guard) withholds the verdict however far the interval lies, and
     neither the words nor the power cell offer seeds that would decide it."""

@@ -752,6 +752,21 @@ def test_hard_vs_soft_sort50_needs_the_same_verdict_on_a_second_test_set(tmp_pat
     assert found.verdict == "reproduced" and "On the second held-out set" in found.ours
 
 
+def test_hard_vs_soft_sort50_reads_the_second_set_by_its_own_numbers(tmp_path):
+    """The fallback to 26-50 and the ceiling are the second set's own (a referee found
+    them carried over from the run's set): soft at the ceiling on the run's set, under it
+    on the second, so the second set is read on 1-50."""
+    hs = EXPERIMENTS["hard_vs_soft_sort50"]
+    record = tmp_path / "hard_vs_soft_sort50"
+    accuracy = {arm: 0.99 for arm in SORT50_HARD_AHEAD}
+    long = {"soft": 0.6, "B = 16": 0.7, "soft 18k": 0.6, "B = 16 18k": 0.7, "B = 64": 0.7}
+    _sort50_record(record, accuracy, hs.SEEDS, long=long,
+                   second={"soft": 0.69, "B = 16": 0.79})
+    (found,) = hs.findings(record)
+    assert "On the second held-out set (seed 54321), on 1-50: soft" in found.ours
+    assert found.verdict == "reproduced", found.ours
+
+
 def test_hard_vs_soft_sort50_scores_a_failed_member_0_and_names_it(tmp_path):
     hs = EXPERIMENTS["hard_vs_soft_sort50"]
     record = tmp_path / "hard_vs_soft_sort50"

@@ -94,6 +94,27 @@ def test_a_verdict_stands_only_if_fresh_seeds_repeat_it(tmp_path, fresh, verdict
         assert "seeds 100–102 (holds): 3 seeds" in found.replication
 
 
+def test_an_unconfirmed_replications_power_counts_its_fresh_seeds_alone(tmp_path):
+    """Its seeds that would decide are the fresh seeds' (a replication is never pooled
+    with the first run), and the cell says so (a referee read them as the whole cost)."""
+    import dataclasses
+
+    from experiments.lab import rule
+    (tmp_path / "x_replication").mkdir()
+    module = _module(lambda folder, seeds: "inconclusive" if seeds == findings.REPLICATION_SEEDS
+                     else "holds")
+    plain = module.findings
+
+    def with_power(folder):
+        return [dataclasses.replace(f, power=rule.Power.of("detects 1.5; about 9 seeds an "
+                                                           "arm decide", 9)) for f in plain(folder)]
+    module.findings = with_power
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication")
+    assert found.power == ("fresh seeds alone (the first 5 not pooled): detects 1.5; about 9 "
+                           "seeds an arm decide")
+
+
 @pytest.mark.parametrize("fresh, verdict, word", [
     ("does not hold", "does not hold", "yes"),
     ("holds", "inconclusive", "contradicted"),

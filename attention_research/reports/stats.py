@@ -160,6 +160,9 @@ class Rule:
     floor: float | None
     min_effect: float
     higher_is_better: bool = True
+    # The whole range the metric can span (accuracy 1, BLEU 100); None: unbounded. A
+    # design that would detect only a larger difference detects none.
+    span: float | None = None
 
     def words(self) -> str:
         floor = "" if self.floor is None else f"floor {self.floor:g}, "
@@ -167,9 +170,9 @@ class Rule:
 
 
 # The rules the reports and findings use, by what the metric measures.
-ACCURACY = Rule("accuracy", floor=0.05, min_effect=0.02)  # sequence/alignment accuracy, area
-BLEU = Rule("BLEU", floor=1.0, min_effect=0.5)
-CHRF = Rule("chrF", floor=5.0, min_effect=1.0)
+ACCURACY = Rule("accuracy", floor=0.05, min_effect=0.02, span=1.0)  # sequence/alignment accuracy, area
+BLEU = Rule("BLEU", floor=1.0, min_effect=0.5, span=100.0)
+CHRF = Rule("chrF", floor=5.0, min_effect=1.0, span=100.0)
 STEPS = Rule("steps", floor=None, min_effect=100, higher_is_better=False)  # the eval grid
 NATS = Rule("nats", floor=None, min_effect=0.1)  # a log-probability drop (ablations)
 ANY = Rule("", floor=None, min_effect=0.0)  # tests alone decide (a statistic, no floor)

@@ -456,7 +456,12 @@ def with_replication(module, own: list[Finding], folder: Path,
                           f"first seeds gave {finding.verdict}. {meaning[0].upper()}"
                           f"{meaning[1:]}"), "not confirmed"
         # An undecided replication's power says what fresh seeds would decide it.
-        power = (f"fresh seeds: {again.power}" if word == "not confirmed" and again.power
+        # Its seeds count the fresh ones alone: a replication is decided on them, never
+        # pooled with the first run's (a referee read the count as the whole cost).
+        alone = (f" alone (the first {len(saved_seeds)} not pooled)"
+                 if again is not None and getattr(again.power, "seeds_to_decide", None)
+                 else "")
+        power = (f"fresh seeds{alone}: {again.power}" if word == "not confirmed" and again.power
                  else finding.power)
         if word == "yes" and getattr(again.power, "seeds_to_decide", None):
             # Replicated by the row's registered rule, while the one rule's reading of

@@ -32,6 +32,7 @@ decide it (issue 73, item 4):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -73,6 +74,9 @@ class Decision:
     # The test set's own error (the part of se no number of seeds shrinks) keeps the
     # observed d from being decided, however many seeds train.
     seeds_cannot_decide: bool = False
+    # The statistic's whole range (stats.Rule.span): a detectable effect beyond it means
+    # the design detects none. None: unbounded or not known.
+    span: float | None = None
 
     def words(self, digits: int = 3) -> str:
         """'d = +0.041 [+0.012, +0.070] (12 seeds an arm): reproduced; detects 0.030 at
@@ -189,7 +193,9 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
         # Two arms at one constant (every seed at 1.0, say): an interval of [0, 0] would
         # 'rule out' any threshold; it is a floor or a ceiling the caller did not name.
         stopped = "both arms the same constant on every seed: nothing to test"
-    return decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level)
+    return dataclasses.replace(
+        decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level),
+        span=rule.span)
 
 
 def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decision:
@@ -205,7 +211,8 @@ def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decisi
     floor = rule.floor if rule is not None else None
     stopped = (f"the level and its threshold under the floor {floor:g}"
                if floor is not None and max(claim.threshold, interval.mean) < floor else "")
-    return decide_interval(interval, se, len(x) - 1, len(x), claim, stopped)
+    return dataclasses.replace(decide_interval(interval, se, len(x) - 1, len(x), claim, stopped),
+                               span=rule.span if rule is not None else None)
 
 
 def all_of(decisions: list[Decision]) -> str:
@@ -249,6 +256,15 @@ class Power(str):
         return Power.of(words + self, self.seeds_to_decide)
 
 
+def _detects(decision: Decision) -> str:
+    """'detects 0.1', or, where that exceeds the statistic's whole range, that the design
+    detects no effect on it (a referee read 'detects 1.99' on an accuracy)."""
+    if decision.span is not None and decision.detectable > decision.span:
+        return (f"detects no effect on this scale ({decision.detectable:.3g} exceeds its "
+                f"range, {decision.span:g})")
+    return f"detects {decision.detectable:.3g}"
+
+
 def power_words(decisions: list[Decision], member_seconds: float | None = None,
                 arms: int = 2) -> Power:
     """The summary table's power cell for a row decided by ``decisions`` (the contrasts
@@ -261,9 +277,9 @@ def power_words(decisions: list[Decision], member_seconds: float | None = None,
         return Power.of("no test")
     undecided = [d for d in tested if d.verdict == INCONCLUSIVE]
     if not undecided:
-        return Power.of(f"detects {max(d.detectable for d in tested):.3g}")
+        return Power.of(_detects(max(tested, key=lambda d: d.detectable)))
     weakest = max(undecided, key=lambda d: (d.seeds_to_decide or math.inf))
-    text = f"detects {weakest.detectable:.3g}"
+    text = _detects(weakest)
     if weakest.stopped:
         return Power.of(text + "; stopped (a floor, a ceiling or a guard: the row says which)")
     if weakest.seeds_cannot_decide:

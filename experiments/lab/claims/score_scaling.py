@@ -120,7 +120,10 @@ def findings(results):
         "5%, was registered before the lab's one decision rule; the one rule, reading 'not "
         "at 16' as a claim (the difference under +0.02), would give not reproduced, read "
         f"off an arm below Britz et al.'s range whose unscaled scores already spread √16 = 4 "
-        "(not small): the row keeps inconclusive, since the 'only' is not tested",
+        "(not small): the row keeps inconclusive, since the 'only' is not tested. The "
+        "'only at large d_k' is Vaswani et al.'s reading of Britz et al.'s comparison; "
+        "Vaswani et al. do not claim that scaling is useless at small d_k, so scaling "
+        "helping at every d_k tested here does not contradict them",
         "results/score_scaling/plots/learning_curves.png",
         power=("no seeds decide the 'only': an arm at d_k ≤ 4, or additive as the "
                "comparison, would") if small else ""))
