@@ -208,6 +208,22 @@ def finished_members_of(results, setting: str, seeds=None) -> list[Path]:
             if summary.get("status") == "finished"]
 
 
+def own_seeds(results, experiment) -> list[int]:
+    """The seeds of ``experiment`` (its file's module) that the record ``results`` holds:
+    its REPLICATION_SEEDS in a NAME_replication record, else its SEEDS. Read from the
+    file, not from the claims module, whose SEEDS the page swaps while it reads a
+    replication (``replicate_findings``)."""
+    replicating = Path(results).name.endswith("_replication")
+    return list(experiment.REPLICATION_SEEDS if replicating else experiment.SEEDS)
+
+
+def ended_members(results, setting: str, seeds) -> list[tuple[Path, dict]]:
+    """(folder, summary.json) of each recorded member of ``setting`` of ``seeds`` that
+    finished or failed, in order of seed."""
+    return [(path.parent, summary) for path, summary in _summaries(results, setting, seeds)
+            if summary.get("status") in ("finished", "failed")]
+
+
 def _summaries(results, setting: str, seeds=None) -> list[tuple[Path, dict]]:
     return [(path, json.loads(path.read_text()))
             for path in member_files(results, setting, "summary.json")

@@ -64,23 +64,11 @@ def replication_seed_words(_):
     return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
 
 
-def _replicating(results) -> bool:
-    return Path(results).name.endswith("_replication")
-
-
-def _own_seeds(results) -> list[int]:
-    # From the experiment file: the page swaps this module's SEEDS while it reads a
-    # replication (findings.replicate_findings), not the file's.
-    return experiment.REPLICATION_SEEDS if _replicating(results) else experiment.SEEDS
-
-
 def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own
     seeds that finished or failed, in order of seed."""
     from experiments.lab import findings as f
-    return [(path.parent, summary)
-            for path, summary in f._summaries(results, NAMES[arm], _own_seeds(results))
-            if summary.get("status") in ("finished", "failed")]
+    return f.ended_members(results, NAMES[arm], f.own_seeds(results, experiment))
 
 
 def _complete(results, arm: str) -> bool:
@@ -187,7 +175,7 @@ def findings(results):
     """The row on the record's own seeds (440-445, or the replication's 446-451); [] on
     the first record until both ruled arms are complete (sort 1-50's row stands)."""
     from experiments.lab import findings as f
-    replicating = _replicating(results)
+    replicating = Path(results).name.endswith("_replication")
     if not supersedes(results):
         if not replicating:
             return []

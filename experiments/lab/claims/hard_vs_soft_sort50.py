@@ -58,20 +58,11 @@ def replication_seed_words(_):
     return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
 
 
-def _own_seeds(results) -> list[int]:
-    # From the experiment file: the page swaps this module's SEEDS while it reads a
-    # replication (findings.replicate_findings), not the file's.
-    replicating = Path(results).name.endswith("_replication")
-    return experiment.REPLICATION_SEEDS if replicating else experiment.SEEDS
-
-
 def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own
     seeds that finished or failed, in order of seed."""
     from experiments.lab import findings as f
-    return [(path.parent, summary)
-            for path, summary in f._summaries(results, NAMES[arm], _own_seeds(results))
-            if summary.get("status") in ("finished", "failed")]
+    return f.ended_members(results, NAMES[arm], f.own_seeds(results, experiment))
 
 
 def _complete(results, arm: str) -> bool:
