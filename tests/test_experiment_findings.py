@@ -849,6 +849,25 @@ def test_luong_table6_waits_for_every_seed_of_every_arm(tmp_path):
 
 
 @pytest.mark.slow
+def test_luong_table4_reads_concat_on_both_seed_sets_once_both_are_in(tmp_path, monkeypatch):
+    """ding_de_en's concat row, exploratory and no verdict: dot − concat on each seed set
+    and on all six seeds an arm, by the same test (a seventh referee asked for it)."""
+    lt = EXPERIMENTS["luong_table4"]
+    monkeypatch.setattr(lt, "RESAMPLES", 300)
+    record = tmp_path / "luong_table4"
+    quality = {s: 0 for s in lt.PAPER}
+    _luong_record(record, {**quality, "score-additive": 1})  # dot well ahead of concat
+    row = next(f for f in lt.findings(record) if f.key == "luong-concat-works-poorly")
+    assert "Read after both seed sets" not in row.why  # no replication yet
+    _luong_record(tmp_path / "luong_table4_replication", {**quality, "score-additive": 1},
+                  seeds=(100, 101, 102))
+    row = next(f for f in lt.findings(record) if f.key == "luong-concat-works-poorly")
+    words = re.search(r"dot − additive is \+[\d.]+ on the first seeds and \+[\d.]+ on the "
+                      r"fresh ones; all 6 seeds an arm, by the same test, give \+[\d.]+ "
+                      r"\[\+[\d.]+, \+[\d.]+\], which does not rule out a lead", row.why)
+    assert words, row.why
+
+
 def test_luong_table4_waits_and_decides_ties_by_their_intervals(tmp_path):
     """The one decision rule (issue 73): a tie whose interval rules out Luong's lead of
     0.5 BLEU is 'not reproduced'; a tie too noisy to rule it out is inconclusive."""

@@ -388,7 +388,9 @@ def _table4(results, corpus: str, suffix: str, title_suffix: str):
         pair, = families[family]
         out.append(waiting(key, [pair]) or f.Finding(
             *key, paper + claim, said(pair, family) + per_seed(pair),
-            row_decision(family)[0], how + size(pair, theirs) + note,
+            row_decision(family)[0], how + size(pair, theirs) + note
+            + (_both_seed_sets(results, systems, tests[pair], pair)
+               if family == "concat" and suffix == "" else ""),
             plot, power=power(family),
             # Its follow-up on fresh seeds tests the same claim on the same corpus: the
             # page counts the claim once (a fourth referee).
@@ -460,30 +462,48 @@ def _dot_not_blind(f, results, systems, first_test) -> str:
             + _both_seed_sets(results, systems, first_test))
 
 
-def _both_seed_sets(results, first_systems, first_test) -> str:
+def _both_seed_sets(results, first_systems, first_test,
+                    pair=("score-dot", "score-general")) -> str:
     """Read after both seed sets were in (issue 73, an audit as Luong), exploratory and
-    no verdict: whether either set puts dot ahead, and all six seeds an arm by the same
-    test. Only once the replication is recorded in full. ``first_systems`` and
-    ``first_test``: the first seeds' translations and dot − general test, as the row
-    already has them."""
+    no verdict: whether either set puts Luong's better function ahead, and all six seeds
+    an arm by the same test. Only once the replication is recorded in full.
+    ``first_systems`` and ``first_test``: the first seeds' translations and ``pair``'s
+    test, as the row already has them (Multi30k's dot − general; ding_de_en's dot −
+    concat, which a seventh referee asked for)."""
     import numpy as np
 
-    from attention_research.reports import bleu_tests
+    from attention_research.reports import bleu_tests, stats
     from experiments.lab.findings import REPLICATION_SEEDS
     results = Path(results)
     if results.name.endswith("_replication"):
         return ""
     fresh = results.parent / f"{results.name}_replication"
-    pair = ("score-dot", "score-general")
-    again = {name: _translations(fresh, name, REPLICATION_SEEDS)[0] for name in pair}
+    read = {name: _translations(fresh, name, REPLICATION_SEEDS) for name in pair}
+    again = {name: translations for name, (translations, _) in read.items()}
     if any(len(again[name]) < len(REPLICATION_SEEDS) for name in pair):
         return ""
-    test = lambda systems: bleu_tests.paired_seed_test(  # noqa: E731 (Multi30k: no texts)
-        systems, None, *pair, [(np.arange(bleu_tests.sentence_count(systems, None)), 1.0)],
+    references = read[pair[0]][1]  # None for Multi30k (sentence tables, no texts)
+    test = lambda systems: bleu_tests.paired_seed_test(  # noqa: E731
+        systems, references, *pair,
+        [(np.arange(bleu_tests.sentence_count(systems, references)), 1.0)],
         n_samples=RESAMPLES)
     sets = [first_test, test(again)]
     systems = {name: list(first_systems[name]) + list(again[name]) for name in pair}
     both = test(systems)
+    if pair != ("score-dot", "score-general"):
+        names = " − ".join(name.removeprefix("score-") for name in pair)
+        return (f". Read after both seed sets were in, exploratory and no verdict: {names} "
+                f"is {sets[0]['difference']:+.2f} on the first seeds and "
+                f"{sets[1]['difference']:+.2f} on the fresh ones; all "
+                f"{len(systems[pair[0]])} seeds an arm, by the same test, give "
+                f"{both['difference']:+.2f} [{both['low']:+.2f}, {both['high']:+.2f}], "
+                + ("which rules out a lead in Luong's direction of the minimum effect "
+                   f"({stats.BLEU.min_effect:g} BLEU)"
+                   + (", as the first seeds do" if first_test["high"] < stats.BLEU.min_effect
+                      else "")
+                   if both["high"] < stats.BLEU.min_effect else
+                   "which does not rule out a lead in Luong's direction of the minimum "
+                   f"effect ({stats.BLEU.min_effect:g} BLEU)"))
     return (". Read after both seed sets were in, exploratory and no verdict: dot − "
             f"general is {sets[0]['difference']:+.2f} on the first seeds and "
             f"{sets[1]['difference']:+.2f} on the fresh ones, whose intervals' upper ends "
