@@ -563,6 +563,7 @@ def _converged_record(results, accuracy, seeds, early=None, snr_ratio=2.0, sprea
                 if arm != "soft":
                     for key, v in {"grad_snr": 0.1 * ratio, "grad_snr_alt": 0.1,
                                    "grad_norm": 2.0, "grad_norm_alt": 1.0,
+                                   "grad_var": 1.0, "grad_var_alt": 2.0,
                                    "grad_var_score": 1.0, "grad_var_alt_score": 2.0,
                                    "grad_snr_score": 0.05, "grad_snr_alt_score": 0.1}.items():
                         row[f"eval/{key}/attention"] = v
@@ -597,6 +598,10 @@ def test_hard_vs_soft_converged_follows_its_rules(tmp_path, accuracy, early, snr
     found = {f.key: f for f in hc.findings(record)}
     assert (found[hc.ACCURACY_KEY].verdict, found[hc.NOISE_KEY].verdict) == verdicts
     assert "surrogate alone" in found[hc.NOISE_KEY].ours  # read by no rule, beside
+    # The raw variance's ratio by step, the direct reading of 'reduce the variance'.
+    assert ("The raw variance's log ratio's seed mean by step: 500 +0.69" in
+            found[hc.NOISE_KEY].ours)
+    assert "(above 0 at every measured step from 500 on)" in found[hc.NOISE_KEY].ours
     if early:
         assert "still rising: B = 64" in found[hc.ACCURACY_KEY].ours
     # hard_vs_soft gives the two rows up to it (and keeps its others)

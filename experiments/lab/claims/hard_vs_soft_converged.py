@@ -207,6 +207,15 @@ def _noise(f, results, cell, seconds):
     steps = _step_logs(f, results, name, "grad_snr", "grad_snr_alt")
     by_step = [(step, stats.finite([s[step] for s in steps if step in s]).mean())
                for step in MEASURED_STEPS]
+    raw_steps = _step_logs(f, results, name, "grad_var", "grad_var_alt", flip=True)
+    raw_by_step = [(step, stats.finite([s[step] for s in raw_steps if step in s]).mean())
+                   for step in MEASURED_STEPS]
+    # From which measured step on the raw ratio's seed mean stays above 0 (a seventh
+    # referee: it, not the equal-norm statistic, reads 'reduce the variance' directly).
+    positive_from = next((step for i, (step, _) in enumerate(raw_by_step)
+                          if all(v > 0 for _, v in raw_by_step[i:])), None)
+    norm_share = (2 * stats.finite(norms).mean() / stats.finite(equal_norm).mean()
+                  if stats.finite(equal_norm).mean() else float("nan"))
     late = [s[NUM_STEPS] for s in steps if NUM_STEPS in s]
     late_positive = sum(x > 0 for x in late)
     # The all-sampled estimator's recorded SNR against its bias 1/64 (the statistic's
@@ -238,8 +247,13 @@ def _noise(f, results, cell, seconds):
             f"{cell([2 * n for n in norms])} (the soft half's longer mean gradient, the "
             f"exact gradient through the expected half), plus the raw variance's log ratio "
             f"log(tr Cov all sampled / tr Cov soft half) {cell(raw)}, the reading of "
-            f"'reduce the estimator variance', whose interval {raw_words}. The seed mean "
-            f"of the ruled log ratio by step: "
+            f"'reduce the estimator variance', whose interval {raw_words}; the norm term "
+            f"is {norm_share:.0%} of the ruled statistic. The raw variance's log ratio's "
+            f"seed mean by step: " + ", ".join(f"{step} {value:+.2f}"
+                                                for step, value in raw_by_step)
+            + (f" (above 0 at every measured step from {positive_from} on)"
+               if positive_from is not None else "")
+            + f". The seed mean of the ruled log ratio by step: "
             + ", ".join(f"{step} {value:+.2f}" for step, value in by_step)
             + f"; {late_positive} of {len(late)} seeds above 0 at step {NUM_STEPS}. The "
             f"all-sampled estimator's median recorded SNR, {median_alt:.3f}, against its "
