@@ -32,7 +32,6 @@ decide it (issue 73, item 4):
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -146,7 +145,7 @@ def seeds_needed(seeds: int, se: float, dof: float, distance: float,
 
 def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
                     claim: Claim, stopped: str = "", fixed_se: float = 0.0,
-                    level: float = stats.LEVEL) -> Decision:
+                    level: float = stats.LEVEL, span: float | None = None) -> Decision:
     """The rule on d's interval, its standard error and degrees of freedom, with
     ``seeds`` an arm. ``stopped``: why no verdict may be read (a floor, a ceiling), or "".
     ``fixed_se``: the part of ``se`` more seeds do not shrink (a test set's sentences);
@@ -167,7 +166,7 @@ def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
     else:
         verdict, why = INCONCLUSIVE, f"the interval holds {claim.threshold:+g}"
     return Decision(verdict, interval, se, dof, seeds, why, detectable, needed, bool(stopped),
-                    cannot)
+                    cannot, span)
 
 
 def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
@@ -193,9 +192,8 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
         # Two arms at one constant (every seed at 1.0, say): an interval of [0, 0] would
         # 'rule out' any threshold; it is a floor or a ceiling the caller did not name.
         stopped = "both arms the same constant on every seed: nothing to test"
-    return dataclasses.replace(
-        decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level),
-        span=rule.span)
+    return decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level,
+                           span=rule.span)
 
 
 def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decision:
@@ -211,8 +209,8 @@ def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decisi
     floor = rule.floor if rule is not None else None
     stopped = (f"the level and its threshold under the floor {floor:g}"
                if floor is not None and max(claim.threshold, interval.mean) < floor else "")
-    return dataclasses.replace(decide_interval(interval, se, len(x) - 1, len(x), claim, stopped),
-                               span=rule.span if rule is not None else None)
+    return decide_interval(interval, se, len(x) - 1, len(x), claim, stopped,
+                           span=rule.span if rule is not None else None)
 
 
 def all_of(decisions: list[Decision]) -> str:

@@ -154,7 +154,7 @@ class _Contrast:
             stats.Interval(PER_ARM, test["difference"], test["low"], test["high"]),
             test["se"], test["df"] or 0.0, min(len(v) for v in systems.values()),
             rule.Claim(MIN_EFFECT, rule.ABOVE), stopped="; ".join(stops),
-            fixed_se=luong_table4.shared_sentence_se(test))
+            fixed_se=luong_table4.shared_sentence_se(test), span=stats.BLEU.span)
 
     @property
     def verdict(self) -> str:
@@ -275,9 +275,10 @@ def _row(f, results, replicating: bool):
             "the rule waits for every ruled member's test sentences")
     main = _Contrast(results, "hard")
     verdict, notes = main.verdict, []
-    commits = _commits(results, RULED)
-    if len({c for arm in RULED for c in commits[arm]}) > 1 or any(
-            c.endswith("+") for arm in RULED for c in commits[arm]):
+    trained = [arm for arm in ARMS if _recorded(results, arm)]
+    commits = _commits(results, trained)  # the ruled arms are among them
+    ruled_commits = {c for arm in RULED for c in commits[arm]}
+    if len(ruled_commits) > 1 or any(c.endswith("+") for c in ruled_commits):
         verdict = rule.INCONCLUSIVE
         notes.append("The ruled members ran at more than one commit or from a changed tree "
                      "(the rule needs one): no verdict")
@@ -287,7 +288,6 @@ def _row(f, results, replicating: bool):
     else:
         verdict, gate_notes = _gated(results, verdict)
         notes += gate_notes
-    trained = [arm for arm in ARMS if _recorded(results, arm)]
     failed = _failed(results, trained)
     ours = (f"cased BLEU on Multi30k's test_2016_flickr (sacreBLEU, beam 4, each member's "
             f"parameters of best greedy lowercased validation BLEU), {PER_ARM} seeds an arm "
@@ -297,7 +297,7 @@ def _row(f, results, replicating: bool):
             f"{', '.join(failed) or 'none'}. Validation BLEU (lowercased, greedy) at the "
             "selected steps: " + "; ".join(_validation(results, arm) for arm in trained)
             + ". Commits: " + "; ".join(f"{WORDS[arm]} {', '.join(c)}"
-                                        for arm, c in _commits(results, trained).items())
+                                        for arm, c in commits.items())
             + ". Beside, read by no rule: the logged pre-clip gradient norm (clipped at 1 "
             "but for the unclipped arm): "
             + "; ".join(_grad_norms(results, arm) for arm in trained))
