@@ -5,6 +5,7 @@ The records hold only the files a finding reads (summary.csv, the members'
 metrics.jsonl or summary.json), with values made to differ by a known amount."""
 
 import csv
+import dataclasses
 import itertools
 import json
 import re
@@ -454,7 +455,10 @@ def test_fixed_vector_capacity_replication_waits_and_names_its_seeds(tmp_path):
                              ("additive", 64): 40}, fc.REPLICATION_SEEDS[:2])
     (row,) = fc.findings(again)
     assert row.verdict == "pending" and "8 of 20 members" in row.ours
-    assert fc.replication_seed_words(None)[0] == "seeds 510–514"
+    # the page names the replication's own seeds, not the project's 100-102
+    first = dataclasses.replace(row, verdict="reproduced")
+    (shown,) = findings.with_replication(fc, [first], again)
+    assert shown.replicated == "pending" and "on seeds 510–514 " in shown.replication
 
 
 def test_a_pending_finding_counts_members_recorded_before_the_report(tmp_path):

@@ -29,9 +29,10 @@ experiments' records has its replication in theirs: the experiment names them
 and each NAME_replication it reads must repeat NAME's config but for the seed. One
 finding of an experiment may read other records than the rest: ``REPLICATION_SOURCES``
 ({key: {record: argument}}; luong_table4's alignment row reads compare_attention's).
-An experiment whose settings take different numbers of seeds names its replication's
-seeds for the page itself (``replication_seed_words(REPLICATION_SEEDS)``: (words, how
-many members)).
+An experiment whose replication trains its own fresh seeds names them
+(``REPLICATION_SEEDS`` in its claims module, e.g. hard_vs_soft_multi30k's 446-451); one
+whose settings take different numbers of seeds names them for the page itself
+(``replication_seed_words(REPLICATION_SEEDS)``: (words, how many members)).
 A replication may add outputs the first run lacks for a revised rule to read (its
 fields, ``REPLICATION_ADDS``: {field: the value it must hold}, e.g. translations at a
 tuned length penalty); every other field must match.
@@ -399,11 +400,12 @@ def with_replication(module, own: list[Finding], folder: Path,
     saved_seeds = list(module.SEEDS)  # the first run's (replicate_findings swaps them)
     fresh = replicate_findings(module, folder) if covered else {}
     differing = own_differing
-    chosen = getattr(module, "REVISED_SEEDS", REPLICATION_SEEDS)  # the revised rule's
-    seeds = f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}" + (
+    own_fresh = getattr(module, "REPLICATION_SEEDS", REPLICATION_SEEDS)  # its own, if named
+    chosen = getattr(module, "REVISED_SEEDS", own_fresh)  # the revised rule's
+    seeds = f"seeds {own_fresh[0]}–{own_fresh[-1]}" + (
         f" ({chosen[0]}–{chosen[-1]} for the arms the revised rule reads)"
-        if tuple(chosen) != tuple(REPLICATION_SEEDS) else "")
-    count = len(REPLICATION_SEEDS)
+        if tuple(chosen) != tuple(own_fresh) else "")
+    count = len(own_fresh)
     # An experiment whose settings take different numbers of seeds names them itself
     # (``replication_seed_words``: (words, how many members); luong_location_multi30k).
     if hasattr(module, "replication_seed_words"):

@@ -43,10 +43,6 @@ LAST_THIRD = (2000, 3000)
 WHOLE = eval_key("seq_acc", length_range(1, 50))
 
 
-def replication_seed_words(_):
-    """The replication's own seeds (510-514), not the project's 100-102."""
-    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
-
 
 def supersedes(results) -> bool:
     """Whether this record decides the row (every member finished): fixed_vector's row

@@ -48,10 +48,6 @@ NOISE_PAPER = ("Xu et al. 2015, §4.1: to reduce the estimator's variance furthe
                "number given)")
 
 
-def replication_seed_words(_):
-    """The replication's own seeds (410-419), not the project's 100-102."""
-    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
-
 
 def supersedes(results) -> bool:
     """Whether this record decides the two rows (every member finished): hard_vs_soft's

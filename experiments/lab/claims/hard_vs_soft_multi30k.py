@@ -59,10 +59,6 @@ TITLE = "Hard attention (Xu's estimator) against soft (Multi30k, BLEU)"
 SORT50 = "[the sort 1-50 record](results/hard_vs_soft_sort50/)"
 
 
-def replication_seed_words(_):
-    """The replication's own seeds (446-451), not the project's 100-102."""
-    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
-
 
 def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own

@@ -53,10 +53,6 @@ RULED = ("soft", "B = 16")  # the arms the row needs first; the others check or 
 TITLE = "Hard attention (Xu's estimator) against soft (sort 1-50, in distribution)"
 
 
-def replication_seed_words(_):
-    """The replication's own seeds (430-439), not the project's 100-102."""
-    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
-
 
 def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own

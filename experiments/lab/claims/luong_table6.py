@@ -37,12 +37,6 @@ NAMES = {"location": {SCORE: "location"}, "dot": {SCORE: "dot"},
          "local-p (general)": {SCORE: "general", ALIGNMENT: "local_p"}}
 
 
-def replication_seed_words(_):
-    """The page's words for the replication's seeds: this sweep's own (320-331), not
-    the project's 100-102."""
-    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
-
-
 def _mean(f, rows, metric: str, name: str) -> float:
     values = f.column(rows, column(metric, length_range(1, 25)), setting=_setting(NAMES[name]))
     return sum(values) / len(values)

@@ -106,12 +106,6 @@ def _side(decision: rule.Decision) -> str:
     return "not separated from NoPE"
 
 
-def replication_seed_words(_):
-    """The page's words for the replication's seeds: this sweep's own (210-219), not
-    the project's 100-102."""
-    return f"seeds {REPLICATION_SEEDS[0]}–{REPLICATION_SEEDS[-1]}", len(REPLICATION_SEEDS)
-
-
 def _setting(scheme: str, task: str) -> str:
     return sweeps.member_name({**_scheme(scheme), "config.task.name": task})
 
