@@ -608,6 +608,23 @@ def test_record_keeps_the_recorded_commands_of_a_sweep_resumed_elsewhere(tmp_pat
     assert (results / "commands.txt").read_text() == "a\nb\nc\ne\nf\ng\n"
 
 
+def test_a_command_refused_by_a_cohort_in_training_logs_nothing(tmp_path):
+    """A cohort another run holds refuses the command before its line reaches
+    commands.txt, which lists the commands that ran the sweep."""
+    from attention_research.running.lock import DirectoryLock, WorkDirLockedError
+    base = tiny_config()
+    sweep = sweeps.axis("config.model.attention.score", ["dot", "additive"])
+    members = sweeps.expand(base, sweep, tmp_path)
+    dot, _ = sweeps.cohorts(members, base.max_cohort_members)
+    with DirectoryLock(cohort_checkpoints(tmp_path, dot).parent):  # "dot" trains elsewhere
+        with pytest.raises(WorkDirLockedError, match="in use by another run"):
+            run_sweep(base, sweep, tmp_path, progress=False, only="score-dot", command="x")
+        assert not (tmp_path / "commands.txt").exists()
+        assert not (tmp_path / "members" / "score-dot").exists()  # nothing written
+    # The probe held nothing: the lock is free once its holder lets it go.
+    DirectoryLock(cohort_checkpoints(tmp_path, dot).parent).check_free()
+
+
 @pytest.mark.slow
 def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp_path):
     """commands.txt holds the command line; record() copies the report and finished

@@ -68,6 +68,13 @@ class DirectoryLock:
         self._fd = fd
         return self
 
+    def check_free(self):
+        """Raise ``acquire``'s error if another run holds the lock now; hold nothing.
+        For a command that must be refused before it writes anything (a sweep's line
+        in commands.txt)."""
+        if self.path.is_file():
+            self.acquire().release()
+
     def verify(self, step=None):
         """Raise unless ``lock`` is still the file this run locked (see above)."""
         if self._fd is None or _same_file(self._fd, self.path):

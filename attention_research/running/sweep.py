@@ -31,6 +31,7 @@ from attention_research.running import adopt, preemption, sweeps
 from attention_research.running.names import compared_setting
 from attention_research.running.run import check_lost_configs, train_cohort
 from attention_research.running.config_changes import ConfigMismatchError
+from attention_research.running.lock import DirectoryLock
 from attention_research.running.workdir import WorkDir, read_json, write_atomically
 from attention_research.tasks import get_task
 from attention_research.training import timing
@@ -265,6 +266,15 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
     if only and not any(only in m.name for m in members):  # before anything is written
         raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
                           + ", ".join(m.name for m in members))
+    if jax.process_index() == 0:
+        # A cohort another run trains now refuses the command here, as it would when
+        # reached, but before its line is logged: commands.txt lists the commands that
+        # ran the sweep, not the refused ones.
+        for number, cohort in enumerate(groups, 1):
+            if (_trains(number, cohort, part, only)
+                    and not all(_finished(member) for member in cohort)):
+                DirectoryLock(cohort_checkpoints(workdir, cohort, resume_with).parent
+                              ).check_free()
     if command and jax.process_index() == 0:
         workdir.mkdir(parents=True, exist_ok=True)
         with open(workdir / "commands.txt", "a") as commands:
