@@ -65,7 +65,7 @@ NO_REINFORCE = {**XU_CODE_SETTINGS[1], f"{HARD}.reinforce_weight": 0.0}
 ALL_SAMPLED_WEIGHTS = [1.0, 3.2]
 # Xu's code at Xu's own relative scale (XU_SCALE_RULE).
 # capgen.py adds the REINFORCE gradient (cost / 10) and the entropy gradient
-# (alpha_entropy_c = 0.002) per example while it averages the likelihood over the batch,
+# (alpha_entropy_c = 0.002, its default from commit de281ce) per example while it averages the likelihood over the batch,
 # so relative to the likelihood both weigh B/10 and 0.002·B at their batch size B: 16
 # (capgen.py's default) or 64 (evaluate_coco.py). Their decoder reads the expected
 # context at test (generate_caps.py: sampling=False), so these do too.

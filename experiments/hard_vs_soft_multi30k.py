@@ -54,8 +54,9 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: not yet run (about an hour of one core a member, from the Multi30k defaults'
-records: 15 members).
+Cost: not yet complete: 35-60 minutes of one core a member at 8,000 steps (the ruled
+arms' 12 members, recorded; each summary.json gives its wall time); the gates, the
+control and the replication add 27 members, six of them at 16,000 steps.
 
 Result: results/hard_vs_soft_multi30k/summary.md once recorded.
 """
@@ -133,7 +134,7 @@ RULES = {
         "expected context, so the two arms are two ways of training one soft decoder; "
         "never 'hard attention is worse' unless the interval lies below 0, and then only "
         "in this regime. "
-        # Appended 2026-12-07 at 10:00 UTC, AFTER the first reading (the 12 ruled members
+        # Appended 2026-12-07 at 09:30 UTC, AFTER the first reading (the 12 ruled members
         # read d = -5.07 [-6.03, -4.11], 'not reproduced' at 8,000 steps, pending (a) and
         # (b)), on an audit read as Xu (results/hard_vs_soft_multi30k/README.md). It
         # can only withhold a 'not reproduced', never make one.

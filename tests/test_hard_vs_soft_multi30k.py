@@ -97,7 +97,7 @@ def test_the_row_follows_its_rule_and_its_gates(tmp_path, hm, drops, unclipped, 
     row = _row(hm, record)
     assert row.key == hm.KEY and row.verdict == verdict, row.ours
     assert "6 seeds an arm" in row.ours and "Commits: soft 6bce38a" in row.ours
-    assert "λ_r (1.6" in row.why and "would be 6.4" in row.why  # audit point 6
+    assert "the ruled λ_r is 1.6" in row.why and "(6.4: amendment (f)'s gate)" in row.why
     if unclipped == 1 and drops is AHEAD:
         assert "the verdict depends on clipping, so the row is inconclusive" in row.ours
     if drops is SPREAD:
@@ -117,16 +117,73 @@ def test_a_not_reproduced_must_survive_the_longer_budget(tmp_path, hm):
     record = tmp_path / FIRST
     _record(record, {"soft": 0, "hard": 2, "unclipped": 2, "hard 16k": 2})
     row = _row(hm, record)
+    assert row.verdict == "pending" and "(amendment (f))" in row.ours, row.ours
+    _record(record, {"hard 64": 2})  # (f): at batch 64's scale too
+    row = _row(hm, record)
     assert row.verdict == "not reproduced", row.ours
+    assert "On Multi30k De→En translation (a transfer of Xu's captioning claim" in row.why
     # Amendment (e)'s words, and "lower" only because the interval lies below 0.
     assert "does not beat soft additive attention by 0.5 cased test BLEU" in row.why
     assert "lower than soft's, in this regime only" in row.why
     assert "two ways of training one soft decoder" in row.why
     # At 16,000 steps the estimator overtakes soft: the budget decides.
     other = tmp_path / "other" / FIRST
-    _record(other, {"soft": 1, "hard": 3, "unclipped": 3, "hard 16k": 0})
+    _record(other, {"soft": 1, "hard": 3, "unclipped": 3, "hard 16k": 0, "hard 64": 3})
     row = _row(hm, other)
     assert row.verdict == "inconclusive" and "the budget decides" in row.ours, row.ours
+
+
+def test_a_not_reproduced_must_hold_at_batch_64s_scale(tmp_path, hm):
+    """Amendment (f), added after the first reading: it can only withhold."""
+    record = tmp_path / FIRST
+    # At batch 64's scale the estimator overtakes soft.
+    _record(record, {"soft": 1, "hard": 3, "unclipped": 3, "hard 16k": 3, "hard 64": 0})
+    row = _row(hm, record)
+    assert row.verdict == "inconclusive", row.ours
+    assert "the estimator's scale decides, so the row is inconclusive" in row.ours
+    # Where hard attention wins, (f) is read beside and withholds nothing.
+    other = tmp_path / "other" / FIRST
+    _record(other, {**AHEAD, "unclipped": 0, "hard 64": 2})
+    row = _row(hm, other)
+    assert row.verdict == "reproduced" and "(amendment (f)), beside" in row.ours, row.ours
+
+
+def test_the_control_without_reinforce_is_read_beside(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {"soft": 0, "hard": 2})
+    _record(record, {"no reinforce": 3}, seeds=hm.SEEDS[:3])
+    row = _row(hm, record)
+    assert ("Beside, read by no rule: the same without REINFORCE (λ_r = 0) " in row.ours
+            and "(seeds 440, 441, 442), Xu's estimator on the same seeds " in row.ours)
+
+
+def test_the_attention_measured_beside_is_printed(tmp_path, hm):
+    record = tmp_path / FIRST
+    _record(record, {"soft": 0, "hard": 2})
+    for seed, entropy in zip(hm.SEEDS, (0.9, 1.0, 0.9, 1.0, 0.9, 1.0)):
+        member = record / "members" / f"{hm.NAMES['soft']}_seed-{seed}"
+        (member / "attention.json").write_text(json.dumps(
+            {"entropy": entropy, "max_weight": 0.7}))
+    row = _row(hm, record)
+    assert "teacher-forced at the selected parameters: soft 0.95 ± " in row.ours
+    assert "largest weight 0.70 ± 0.00 (6 of 6 seeds)" in row.ours
+    assert "Xu's estimator" not in row.ours.split("teacher-forced at the selected")[1]
+
+
+def test_each_setting_trained_alone_has_its_argument():
+    from experiments import hard_vs_soft_multi30k as experiment
+    from attention_research.running import sweeps
+    for argument, setting, seeds in (("budget=16000", experiment.LONGER, 6),
+                                     ("scale=64", experiment.XU_64, 6),
+                                     ("control=no_reinforce", experiment.NO_REINFORCE, 3)):
+        sweep = experiment.get_sweep(argument)
+        assert len(sweep) == seeds
+        assert {sweeps.member_name(m).rsplit("_seed-", 1)[0] for m in sweep} == {
+            sweeps.member_name(setting)}
+        assert experiment.get_config(argument).baseline == sweeps.baseline_name(setting)
+    assert experiment.XU_64[f"{experiment.hvs.HARD}.reinforce_weight"] == 6.4
+    with pytest.raises(ValueError, match="one of budget, scale, control at a time"):
+        experiment.get_sweep("scale=64,budget=16000")
 
 
 def test_a_still_rising_arm_withholds_the_verdict(tmp_path, hm):

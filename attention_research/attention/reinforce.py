@@ -13,9 +13,11 @@ estimator. Two rewards (``hard.reward``):
   = Σ_t log p(y_t | s̃, …): unbiased, noisier the longer the sequence, and of a scale
   that grows with |y|; one scalar baseline then mixes sequences of every length.
 * ``sequence_mean`` (Xu's reference code):  the same with R̄ = R / |y|, the per-token
-  mean log-likelihood. arctic-captions' ``capgen.py`` (``RL_sumCost``) credits every
-  step with the time-averaged cost of its caption divided by 10, and keeps one
-  moving-average baseline of that averaged cost; its batches share one length
+  mean log-likelihood. arctic-captions' ``capgen.py`` (``RL_sumCost``, its default
+  from commit de281ce, with ``alpha_entropy_c = 0.002``) credits every step with the
+  time-averaged cost of its caption divided by 10, with Eq. 12's sign (an earlier
+  commit's line had the opposite one), and keeps one moving-average baseline of that
+  averaged cost; its batches share one length
   (``HomogeneousData``), so the baseline never mixes scales. Ours mix lengths 1–25 in
   a batch, and R̄ is what keeps one baseline meaningful for all of them. Xu's "/10" is
   ``reinforce_weight = 0.1``. (capgen.py adds that term per example while it averages

@@ -52,7 +52,8 @@ from attention_research.running.workdir import read_json, write_atomically
 from experiments.lab.pages import shown_images
 
 REPORT_FILES = ("summary.md", "summary.csv", "significance.md")
-MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl", "rescored.json")
+MEMBER_FILES = ("config.json", "summary.json", "metrics.jsonl", "rescored.json",
+                "attention.json")
 
 
 def _copy(source: Path, destination: Path):
