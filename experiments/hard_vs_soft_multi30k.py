@@ -163,8 +163,9 @@ def get_sweep(arg=None):
         return sweeps.product(SETTINGS, sweeps.axis("config.seed", REPLICATION_SEEDS))
     # The beside arm last, so that the ruled arms' cohorts train first.
     # Amendment (a)'s retraining and (f)'s scale train only if 8,000 steps give 'not
-    # reproduced' (the arguments budget=16000 and scale=64), each alone. The unclipped arm's seeds 443-445, added by
-    # amendment (b), come last, so that the cohorts before them keep their order.
+    # reproduced' (the arguments budget=16000 and scale=64), each alone. The unclipped
+    # arm's seeds 443-445, added by amendment (b), come last, so that the cohorts before
+    # them keep their order.
     alone = _alone(arg)
     if alone is NO_REINFORCE:  # beside: three seeds
         return sweeps.product([alone], sweeps.axis("config.seed", BESIDE_SEEDS))

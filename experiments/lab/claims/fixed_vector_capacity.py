@@ -43,7 +43,6 @@ LAST_THIRD = (2000, 3000)
 WHOLE = eval_key("seq_acc", length_range(1, 50))
 
 
-
 def supersedes(results) -> bool:
     """Whether this record decides the row (every member finished): fixed_vector's row
     of the same key then gives way."""

@@ -48,7 +48,6 @@ NOISE_PAPER = ("Xu et al. 2015, §4.1: to reduce the estimator's variance furthe
                "number given)")
 
 
-
 def supersedes(results) -> bool:
     """Whether this record decides the two rows (every member finished): hard_vs_soft's
     rows of the same keys then give way."""

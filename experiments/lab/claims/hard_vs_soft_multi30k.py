@@ -65,7 +65,6 @@ TITLE = "Hard attention (Xu's estimator) against soft (Multi30k De→En, BLEU)"
 SORT50 = "[the sort 1-50 record](results/hard_vs_soft_sort50/)"
 
 
-
 def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own
     seeds that finished or failed, in order of seed."""
@@ -256,9 +255,8 @@ def _gated(results, ruled: str) -> tuple[str, list[str]]:
     """The verdict after the amendments' gates on the ruled arms' ``ruled``, and a note
     on each gate. (b): the unclipped estimator must give the same verdict; (a): a 'not
     reproduced' must hold for the estimator at 16,000 steps; (f): and at batch 64's
-    scale. A gate can only withhold
-    a verdict, so an inconclusive one waits for neither (each is read beside where
-    recorded)."""
+    scale. A gate can only withhold a verdict, so an inconclusive one waits for neither
+    (each is read beside where recorded)."""
     gates = [("unclipped", "Clipping (amendment (b))", ruled != rule.INCONCLUSIVE,
               "the verdict depends on clipping"),
              ("hard 16k", "The budget (amendment (a))", ruled == rule.NOT_REPRODUCED,
@@ -314,9 +312,9 @@ def _row(f, results, replicating: bool):
     failed = _failed(results, trained)
     if _recorded(results, "no reinforce"):
         notes.append(_without_reinforce(results))
-    ours = (f"cased BLEU on Multi30k De→En's test_2016_flickr (sacreBLEU, beam 4, each member's "
-            f"parameters of best greedy lowercased validation BLEU), {PER_ARM} seeds an arm "
-            f"(mean ± the half-width of its 95% interval over seeds): {main.words()}. "
+    ours = (f"cased BLEU on Multi30k De→En's test_2016_flickr (sacreBLEU, beam 4, each "
+            f"member's parameters of best greedy lowercased validation BLEU), {PER_ARM} seeds "
+            f"an arm (mean ± the half-width of its 95% interval over seeds): {main.words()}. "
             + ". ".join(notes)
             + f". Failed members (scored with their best parameters before the failure): "
             f"{', '.join(failed) or 'none'}. Validation BLEU (lowercased, greedy) at the "

@@ -53,7 +53,6 @@ RULED = ("soft", "B = 16")  # the arms the row needs first; the others check or 
 TITLE = "Hard attention (Xu's estimator) against soft (sort 1-50, in distribution)"
 
 
-
 def _recorded(results, arm: str) -> list[tuple[Path, dict]]:
     """(folder, summary.json) of each recorded member of ``arm`` of the record's own
     seeds that finished or failed, in order of seed."""
