@@ -54,9 +54,11 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: not yet complete: 35-60 minutes of one core a member at 8,000 steps (the ruled
-arms' 12 members, recorded; each summary.json gives its wall time); the gates, the
-control and the replication add 27 members, six of them at 16,000 steps.
+Cost: not yet complete. Recorded so far, training wall time summed as the record's
+summary.md states it (cpu: one of this project's 2-core CPUs):
+results/hard_vs_soft_multi30k/: 15 members, 37,499 s (cpu). That is 35-60 minutes of one
+core a member at 8,000 steps; the gates, the control and the replication add 29
+members, six of them at 16,000 steps.
 
 Result: results/hard_vs_soft_multi30k/summary.md once recorded.
 """
