@@ -22,9 +22,9 @@ lost.
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
+
+from experiments.lab import members
 
 FILE = "attention.json"
 SPLIT = "validation"
@@ -61,27 +61,13 @@ def measure(run) -> dict:
 def score(workdir: Path, only: str = "") -> list[str]:
     """Measure every finished member of ``workdir`` (a sweep's) whose name holds
     ``only`` and that has no ``FILE`` yet; the members measured now."""
-    import jax
-
-    import attention_research
-    from attention_research.running.provenance import code_version, software_versions
-    from attention_research.running.workdir import read_json, write_atomically
     done = []
-    for summary in sorted(Path(workdir).glob("members/*/summary.json")):
-        member = summary.parent
-        if (only not in member.name or (member / FILE).is_file()
-                or read_json(summary).get("status") != "finished"):
-            continue
-        run = attention_research.load(workdir, member=member.name)
-        if run.task.evaluation != "corpus":
-            raise SystemExit(f"error: {member.name} is a {run.config.task.name} member: this "
-                             "measures translation members (a symbol task's attention is "
-                             "in its evaluation by length)")
+    for member, run in members.each_translation_run(
+            workdir, only=only, status="finished", written=FILE,
+            why="a symbol task's attention is in its evaluation by length"):
         figures = measure(run)
-        write_atomically(member / FILE, json.dumps({
-            "split": SPLIT, **figures, "parameters": run.restored.used,
-            "code": code_version(), "software": software_versions(),
-            "device": jax.devices()[0].device_kind}, indent=1, sort_keys=True) + "\n")
+        members.write_with_provenance(member / FILE, {
+            "split": SPLIT, **figures, "parameters": run.restored.used})
         done.append(member.name)
         print(f"{member.name}: attention entropy {figures['entropy']:.3f} nats, mean largest "
               f"weight {figures['max_weight']:.3f} ({run.restored.used})")
@@ -89,21 +75,7 @@ def score(workdir: Path, only: str = "") -> list[str]:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workdir", type=Path, help="the sweep's work directory (--workdir)")
-    parser.add_argument("--only", default="", help="measure only members whose names hold this")
-    args = parser.parse_args(argv)
-    if not (args.workdir / "members").is_dir():
-        raise SystemExit(f"error: {args.workdir} holds no members (members/): pass the "
-                         "sweep's work directory, the --workdir it trained in")
-    from attention_research.errors import InputError, RunError
-    try:
-        measured = score(args.workdir, args.only)
-    except (RunError, InputError) as error:  # a missing checkpoint: one line
-        raise SystemExit(f"error: {error}") from None
-    if not measured:
-        print(f"nothing to measure: no finished member without {FILE}"
-              + (f" holds {args.only!r}" if args.only else ""))
+    members.main(score, __doc__, "measure", argv)
 
 
 if __name__ == "__main__":

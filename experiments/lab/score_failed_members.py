@@ -24,10 +24,9 @@ skipped; one whose checkpoint is missing is one line, and nothing written is los
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
+
+from experiments.lab import members
 
 FILE = "rescored.json"
 
@@ -35,22 +34,11 @@ FILE = "rescored.json"
 def score(workdir: Path, only: str = "") -> list[str]:
     """Score every failed member of ``workdir`` (a sweep's) whose name holds ``only``
     and that has no ``FILE`` yet; the members scored now."""
-    import jax
-
-    import attention_research
-    from attention_research.running.provenance import code_version, software_versions
-    from attention_research.running.workdir import read_json, write_atomically
+    from attention_research.running.workdir import write_atomically
     done = []
-    for summary in sorted(Path(workdir).glob("members/*/summary.json")):
-        member = summary.parent
-        if (only not in member.name or (member / FILE).is_file()
-                or read_json(summary).get("status") != "failed"):
-            continue
-        run = attention_research.load(workdir, member=member.name)
-        if run.task.evaluation != "corpus":
-            raise SystemExit(f"error: {member.name} is a {run.config.task.name} member: this "
-                             "scores translation members (a symbol task's failed member "
-                             "scores 0 by the rules that read one)")
+    for member, run in members.each_translation_run(
+            workdir, only=only, status="failed", written=FILE,
+            why="a symbol task's failed member scores 0 by the rules that read one"):
         result = run.evaluate()
         split = run.task.splits[result["data"]]
         folder = member / "translations"
@@ -59,12 +47,10 @@ def score(workdir: Path, only: str = "") -> list[str]:
                             ("hypothesis", result["hypotheses"])):
             write_atomically(folder / f"{result['data']}.{kind}.txt",
                              "".join(f"{line}\n" for line in lines))
-        write_atomically(member / FILE, json.dumps({
+        members.write_with_provenance(member / FILE, {
             "parameters": run.restored.used, "split": result["data"],
             "beam_size": result["beam_size"], "length_penalty": result["length_penalty"],
-            **{k: result[k] for k in ("bleu", "bleu_lc", "chrf")},
-            "code": code_version(), "software": software_versions(),
-            "device": jax.devices()[0].device_kind}, indent=1, sort_keys=True) + "\n")
+            **{k: result[k] for k in ("bleu", "bleu_lc", "chrf")}})
         done.append(member.name)
         print(f"{member.name}: {result['data']} BLEU {result['bleu']:.2f} with "
               f"{run.restored.used}")
@@ -72,19 +58,8 @@ def score(workdir: Path, only: str = "") -> list[str]:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workdir", type=Path, help="the sweep's work directory (--workdir)")
-    parser.add_argument("--only", default="", help="score only members whose names hold this")
-    args = parser.parse_args(argv)
-    if not (args.workdir / "members").is_dir():
-        raise SystemExit(f"error: {args.workdir} holds no members (members/): pass the "
-                         "sweep's --workdir")
-    from attention_research.errors import InputError, RunError
-    try:
-        score(args.workdir, args.only)
-    except (RunError, InputError) as error:  # a missing checkpoint: one line
-        raise SystemExit(f"error: {error}") from None
+    members.main(score, __doc__, "score", argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
