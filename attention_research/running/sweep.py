@@ -260,9 +260,12 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                 f"{error}\nIn a sweep: move {member.workdir} away to train this member "
                 f"({member.name}) again with the sweep's config.") from None
     groups = sweeps.cohorts(members, base_config.max_cohort_members)
-    for cohort in groups:  # a finished member whose config.json is lost: its checkpoint's
-        check_lost_configs([m.config for m in cohort], [m.workdir for m in cohort],
-                           cohort_checkpoints(workdir, cohort, resume_with), resume_with)
+    # Where each cohort keeps its checkpoints, found once: the checks below and training
+    # all read it. A finished member whose config.json is lost is checked by its checkpoint.
+    places = [cohort_checkpoints(workdir, cohort, resume_with) for cohort in groups]
+    for cohort, place in zip(groups, places):
+        check_lost_configs([m.config for m in cohort], [m.workdir for m in cohort], place,
+                           resume_with)
     if only and not any(only in m.name for m in members):  # before anything is written
         raise ConfigError(f"--only={only!r} is in no member's name; the members are: "
                           + ", ".join(m.name for m in members))
@@ -270,11 +273,10 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         # A cohort another run trains now refuses the command here, as it would when
         # reached, but before its line is logged: commands.txt lists the commands that
         # ran the sweep, not the refused ones.
-        for number, cohort in enumerate(groups, 1):
+        for number, (cohort, place) in enumerate(zip(groups, places), 1):
             if (_trains(number, cohort, part, only)
                     and not all(_finished(member) for member in cohort)):
-                DirectoryLock(cohort_checkpoints(workdir, cohort, resume_with).parent
-                              ).check_free()
+                DirectoryLock(place.parent).check_free()
     if command and jax.process_index() == 0:
         workdir.mkdir(parents=True, exist_ok=True)
         with open(workdir / "commands.txt", "a") as commands:
@@ -284,7 +286,7 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
         print(f"sweep: {len(members)} members in {len(groups)} cohort(s){share} -> {workdir}")
     summaries = {}
     with preemption.stop_on_signals():  # a signal between cohorts stops there too
-        for number, cohort in enumerate(groups, 1):
+        for number, (cohort, checkpoint_dir) in enumerate(zip(groups, places), 1):
             if preemption.requested():
                 raise preemption.Preempted(preemption.requested(), None,
                                            (number, len(groups)))
@@ -304,7 +306,6 @@ def run_sweep(base_config, sweep: list[dict], workdir, *, progress: bool = True,
                     member.workdir.mkdir(parents=True, exist_ok=True)
                     write_atomically(member.workdir / "hparams.json", json.dumps(
                         member.settings(), indent=2, default=repr) + "\n")
-            checkpoint_dir = cohort_checkpoints(workdir, cohort, resume_with)
             donor = _adoptable(cohort, checkpoint_dir, adopt_from)
             if donor is not None and progress:
                 print(f"  adopting {donor.member} (its checkpoint of step {donor.step} "
