@@ -77,6 +77,26 @@ def test_the_seeds_it_says_would_decide_the_observed_difference_do_so_80_percent
     assert 0.74 <= _power(decision.detectable, sd, 6, claim, seed=1) <= 0.88
 
 
+def test_arms_of_unequal_size_count_the_seeds_each_arm_would_need():
+    """Six seeds against three: the seeds an arm that decide depend on each arm's own
+    spread, as they would with six on both sides, not on the smaller arm's count."""
+    rng = np.random.default_rng(4)
+
+    def arm(mean, sd, seeds):  # exactly this mean and sample SD
+        shape = rng.normal(size=seeds)
+        return mean + sd * (shape - shape.mean()) / shape.std(ddof=1)
+
+    claim = rule.Claim(0.02, rule.ABOVE)
+    six, three = arm(0.05, 0.04, 6), arm(0.0, 0.04, 3)
+    unequal = rule.decide(six, three, claim, stats.ANY)
+    balanced = rule.decide(six, arm(0.0, 0.04, 6), claim, stats.ANY)
+    assert unequal.verdict == balanced.verdict == rule.INCONCLUSIVE
+    assert unequal.seeds_to_decide == balanced.seeds_to_decide
+    # Scaling the unequal design's standard error by its 3 seeds asks for too few.
+    assert rule.seeds_needed(3, unequal.se, unequal.dof,
+                             unequal.interval.mean - 0.02) < unequal.seeds_to_decide
+
+
 def test_every_contrast_must_hold_for_a_joint_claim():
     r, n, i = rule.REPRODUCED, rule.NOT_REPRODUCED, rule.INCONCLUSIVE
     decision = lambda verdict: rule.Decision(verdict, None, None, None, 5, "", None, None)

@@ -114,23 +114,31 @@ def _fixed_part_holds(fixed_se: float, distance: float, level: float) -> bool:
 
 
 def seeds_needed(seeds: int, se: float, dof: float, distance: float,
-                 fixed_se: float = 0.0, level: float = stats.LEVEL) -> int | None:
+                 fixed_se: float = 0.0, level: float = stats.LEVEL,
+                 arm_variances: tuple[float, float] | None = None) -> int | None:
     """The fewest seeds an arm at which a true d ``distance`` from the threshold is
     decided at 80% power, from a design of ``seeds`` an arm whose d has standard error
     ``se`` (of which ``fixed_se`` does not shrink with seeds) on ``dof`` degrees of
     freedom: the seeds' variance shrinks as 1/n and their degrees of freedom grow as
-    n − 1. None where no number of seeds does it (d on the threshold, or the fixed part
-    alone too wide)."""
+    n − 1. With ``arm_variances`` (each arm's variance over its seeds, for arms of
+    unequal size, where ``se`` and ``seeds`` alone would misweigh them) d's variance at n
+    an arm is their sum over n, on Welch's degrees of freedom at n. None where no number
+    of seeds does it (d on the threshold, or the fixed part alone too wide)."""
     distance = abs(distance)
     if not distance or not se > 0 or not dof > 0 or seeds < 2:
         return None
     if _fixed_part_holds(fixed_se, distance, level):
         return None
-    seed_variance = max(se ** 2 - fixed_se ** 2, 0.0)
+    if arm_variances is not None:
+        one_seed = sum(arm_variances)  # d's seed variance with one seed an arm
+        welch_factor = one_seed ** 2 / sum(v ** 2 for v in arm_variances)
+    else:  # equal arms: the same two figures, from the design's own
+        one_seed = max(se ** 2 - fixed_se ** 2, 0.0) * seeds
+        welch_factor = dof / (seeds - 1)
 
     def decides(n: int) -> bool:
-        spread = math.sqrt(seed_variance * seeds / n + fixed_se ** 2)
-        return _quantiles(dof * (n - 1) / (seeds - 1), level) * spread <= distance
+        spread = math.sqrt(one_seed / n + fixed_se ** 2)
+        return _quantiles(welch_factor * (n - 1), level) * spread <= distance
 
     low, high = 2, seeds
     while not decides(high):  # double, then bisect: decides(n) only turns true once
@@ -145,15 +153,17 @@ def seeds_needed(seeds: int, se: float, dof: float, distance: float,
 
 def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
                     claim: Claim, stopped: str = "", fixed_se: float = 0.0,
-                    level: float = stats.LEVEL, span: float | None = None) -> Decision:
+                    level: float = stats.LEVEL, span: float | None = None,
+                    arm_variances: tuple[float, float] | None = None) -> Decision:
     """The rule on d's interval, its standard error and degrees of freedom, with
     ``seeds`` an arm. ``stopped``: why no verdict may be read (a floor, a ceiling), or "".
     ``fixed_se``: the part of ``se`` more seeds do not shrink (a test set's sentences);
-    ``level``: the interval's (a Bonferroni-corrected contrast's), for its power."""
+    ``level``: the interval's (a Bonferroni-corrected contrast's), for its power;
+    ``arm_variances``: each arm's variance over seeds, where the arms differ in size."""
     distance = interval.mean - claim.threshold
     factor = _quantiles(dof, level) if dof > 0 else math.inf
     detectable = factor * se if math.isfinite(factor) else None
-    needed = seeds_needed(seeds, se, dof, distance, fixed_se, level)
+    needed = seeds_needed(seeds, se, dof, distance, fixed_se, level, arm_variances)
     cannot = _fixed_part_holds(fixed_se, distance, level)
     beyond = interval.low > claim.threshold if claim.direction == ABOVE else interval.high < claim.threshold
     ruled_out = interval.high < claim.threshold if claim.direction == ABOVE else interval.low > claim.threshold
@@ -192,8 +202,9 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
         # Two arms at one constant (every seed at 1.0, say): an interval of [0, 0] would
         # 'rule out' any threshold; it is a floor or a ceiling the caller did not name.
         stopped = "both arms the same constant on every seed: nothing to test"
+    unequal = (x.var(ddof=1), y.var(ddof=1)) if len(x) != len(y) else None
     return decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level,
-                           span=rule.span)
+                           span=rule.span, arm_variances=unequal)
 
 
 def decide_level(values, claim: Claim, rule: stats.Rule | None = None) -> Decision:
