@@ -1,7 +1,7 @@
-"""What the lab's per-member scripts share (attention_sharpness, score_failed_members):
-walk a sweep's work directory for the translation members a script has not yet
-written its file for, write that file with where it was made, and a command line whose
-bad input is one line.
+"""What the lab's per-member scripts share (attention_sharpness and score_failed_members;
+second_test_set takes the provenance): walk a sweep's work directory for the
+translation members a script has not yet written its file for, write that file with
+where it was made, and a command line whose bad input is one line.
 
 A script is a ``measure(run) -> dict`` (``run`` from ``attention_research.load``) with the
 file it writes and the member status it reads; ``score`` and ``main`` do the rest.
@@ -32,16 +32,21 @@ def each_translation_run(workdir: Path, *, only: str, status: str, written: str,
         yield member, run
 
 
-def write_with_provenance(path: Path, figures: dict) -> None:
-    """``figures`` as JSON at ``path``, atomically, with the code, software and device
-    that made them, so that a record never names a tree or machine it was not made on."""
+def provenance() -> dict:
+    """The code, software and device that make a figure now, to be written beside it, so
+    that a record never names a tree or machine it was not made on."""
     import jax
 
     from attention_research.running.provenance import code_version, software_versions
+    return {"code": code_version(), "software": software_versions(),
+            "device": jax.devices()[0].device_kind}
+
+
+def write_with_provenance(path: Path, figures: dict) -> None:
+    """``figures`` as JSON at ``path``, atomically, with their ``provenance()``."""
     from attention_research.running.workdir import write_atomically
-    write_atomically(path, json.dumps({
-        **figures, "code": code_version(), "software": software_versions(),
-        "device": jax.devices()[0].device_kind}, indent=1, sort_keys=True) + "\n")
+    write_atomically(path, json.dumps({**figures, **provenance()}, indent=1,
+                                      sort_keys=True) + "\n")
 
 
 def main(score, doc: str, verb: str, argv=None) -> list[str]:

@@ -38,11 +38,9 @@ def read(record) -> dict:
 def score(record: Path, workdir: Path, eval_seed: int, only: str = "") -> list[str]:
     """Score every finished member of ``record`` not yet in its file; the members
     scored now."""
-    import jax
-
     import attention_research
-    from attention_research.running.provenance import code_version, software_versions
     from attention_research.running.workdir import read_json, write_atomically
+    from experiments.lab.members import provenance
     path = record / FILE
     saved = read_json(path) if path.is_file() else {"eval_seed": eval_seed, "members": {}}
     if saved["eval_seed"] != eval_seed:
@@ -58,9 +56,7 @@ def score(record: Path, workdir: Path, eval_seed: int, only: str = "") -> list[s
         result = attention_research.load(workdir, member=member).evaluate(eval_seed=eval_seed)
         saved["members"][member] = {
             "seq_acc_by_length": {str(n): a for n, a in result["seq_acc_by_length"].items()},
-            "seq_acc": result["seq_acc"], "token_acc": result["token_acc"],
-            "code": code_version(), "software": software_versions(),
-            "device": jax.devices()[0].device_kind}
+            "seq_acc": result["seq_acc"], "token_acc": result["token_acc"], **provenance()}
         write_atomically(path, json.dumps(saved, indent=1, sort_keys=True) + "\n")
         done.append(member)
         print(f"{member}: seq acc {result['seq_acc']:.4f} on eval_seed {eval_seed}")
