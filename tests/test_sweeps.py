@@ -626,6 +626,25 @@ def test_a_command_refused_by_a_cohort_in_training_logs_nothing(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_record_of_two_work_directories_reports_every_member(tmp_path):
+    """A record filled from two work directories (a sweep, then a gate's seeds trained
+    apart): the second's finished report does not replace the first's rows; the record's
+    report lists every recorded member."""
+    from experiments.lab.record import record
+    results = tmp_path / "results"
+    run_sweep(tiny_config(), sweeps.axis("config.seed", [0, 1]), tmp_path / "first",
+              progress=False)
+    record(tmp_path / "first", results)
+    run_sweep(tiny_config(), sweeps.axis("config.seed", [2]), tmp_path / "apart",
+              progress=False)
+    assert record(tmp_path / "apart", results) == ["seed-2"]
+    with open(results / "summary.csv", newline="") as table:
+        assert sorted(row["member"] for row in csv.DictReader(table)) == [
+            "seed-0", "seed-1", "seed-2"]
+    assert "3 members" in (results / "summary.md").read_text()
+
+
+@pytest.mark.slow
 def test_a_sweep_keeps_its_command_and_its_record_resumes_without_retraining(tmp_path):
     """commands.txt holds the command line; record() copies the report and finished
     members, deleting nothing; members copied back into a work directory are not

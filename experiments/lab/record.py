@@ -26,8 +26,11 @@ The others stay in the work directory; record() says how many. To commit one, na
 in a page (the record's README, a docs page, a claim's row), then record again.
 
 Finished members are recorded even while the sweep is unfinished, so a sweep longer
-than a session can be committed member by member; copying ``members/`` back into a
-work directory makes a later run skip them (a finished member is never retrained).
+than a session can be committed member by member; once the record has a report, a member
+it lacks (one from another work directory: a gate's sweep, trained apart) redraws the
+report from every recorded member (``redraw``), so no work directory's report hides
+another's rows. Copying ``members/`` back into a work directory makes a later run skip
+them (a finished member is never retrained).
 
 ``redraw`` rebuilds a record's report (tables and plots) from its members' files
 alone, with the report code of today and the baseline today's experiment file names
@@ -131,12 +134,30 @@ def record(workdir, destination) -> list[str]:
                                 destination / "plots" / f"{plot}_{setting}.png")
             drawn.add(setting)
         recorded.append(member.name)
+    if _report_lacks_members(destination):
+        # The record holds members of other work directories (a gate's or a replication's
+        # sweep, trained apart): its report is redrawn from them all, so that no copied
+        # report of one work directory hides the others' rows.
+        redraw(destination)
+        print(f"the report of {destination} was redrawn from all its recorded members",
+              file=sys.stderr)
     write_readme(destination)
     if left:
         print(f"{len(left)} figure(s) no page shows stay in {workdir}, not in {destination} "
               "(name one in a page, e.g. the record's README, and record again to keep it)",
               file=sys.stderr)
     return recorded
+
+
+def _report_lacks_members(destination: Path) -> bool:
+    """Whether the record's report (summary.csv) lists fewer members than it holds."""
+    table = destination / "summary.csv"
+    if not table.is_file():
+        return False  # no report yet: the sweep's own is copied when it is finished
+    with open(table, newline="") as rows:
+        listed = {row.get("member") for row in csv.DictReader(rows)}
+    return any(summary.parent.name not in listed
+               for summary in destination.glob("members/*/summary.json"))
 
 
 MARKER = "This README was written by `experiments.lab.record`"  # how one is known
