@@ -40,6 +40,21 @@ def test_no_verdict_is_read_off_a_floor_or_a_ceiling():
     assert at_top.verdict == rule.INCONCLUSIVE and "ceiling" in at_top.why
 
 
+def test_arms_constant_over_seeds_are_decided_by_the_exact_permutation_test_only():
+    """Each arm one value on every seed: the interval is a point, which would decide any
+    threshold by construction (a referee's case: 0.9 against 0.8 on 3 seeds read
+    'reproduced'). The exact permutation test is the test: 3 seeds a side cannot reach
+    5% (p = 0.1), 5 can (p = 2/252)."""
+    claim = rule.Claim(0.02, rule.ABOVE)
+    three = rule.decide([0.9] * 3, [0.8] * 3, claim, stats.ACCURACY)
+    assert three.verdict == rule.INCONCLUSIVE and "permutation" in three.why
+    assert three.detectable is None and three.seeds_to_decide is None
+    five = rule.decide([0.9] * 5, [0.8] * 5, claim, stats.ACCURACY)
+    assert five.verdict == rule.REPRODUCED
+    assert rule.decide([0.9] * 5, [0.9] * 5, claim, stats.ACCURACY).verdict == (
+        rule.INCONCLUSIVE)
+
+
 def test_a_level_is_decided_on_its_own_t_interval():
     values = np.array([0.61, 0.58, 0.66, 0.70, 0.63])
     decision = rule.decide_level(values, rule.Claim(0.5, rule.ABOVE))

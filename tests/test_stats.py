@@ -54,6 +54,13 @@ def test_welch_degenerate_cases():
                                          permutation_type="independent", n_resamples=10**6)
     assert constant.p == pytest.approx(exact.pvalue) == pytest.approx(2 / 252)
     assert stats.welch([1.0, 1.0], [0.5, 0.5]).p == pytest.approx(1 / 3)
+    # A constant that floating point cannot hold exactly: three 0.9s have a computed
+    # variance of about 1e-32, not 0. They are constant all the same (a referee's case:
+    # Welch on that variance gave p = 6e-31).
+    nines = stats.welch([0.9] * 3, [0.8] * 3)
+    assert nines.method.startswith("permutation") and nines.p == pytest.approx(0.1)
+    point = stats.difference_interval([0.9] * 3, [0.8] * 3)
+    assert point.low == point.mean == point.high == pytest.approx(0.1)
 
 
 def test_no_direction_is_named_at_the_floor_or_under_the_minimum_effect():

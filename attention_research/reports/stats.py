@@ -100,13 +100,21 @@ def welch(a, b) -> Test | None:
     a, b = finite(a), finite(b)
     if len(a) < 2 or len(b) < 2:
         return None
-    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
-    difference = a.mean() - b.mean()
-    if va + vb == 0:
+    if constant(a) and constant(b):
+        difference = float(a[0] - b[0])
         p = 1.0 if not difference else min(1.0, 2 / math.comb(len(a) + len(b), len(a)))
         return Test(math.copysign(math.inf, difference) if difference else 0.0,
                     float(len(a) + len(b) - 2), p, "permutation (both groups constant)")
-    return welch_from_variances(difference, va, vb, len(a), len(b))
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    return welch_from_variances(a.mean() - b.mean(), va, vb, len(a), len(b))
+
+
+def constant(values: np.ndarray) -> bool:
+    """Whether every value is the same number. Tested on the values, not on their
+    variance: the mean of three 0.9s is not exactly 0.9 in floating point, so their
+    computed variance is about 1e-32, not 0, and a t-test on it would call any gap
+    certain."""
+    return bool(len(values)) and bool(np.all(values == values[0]))
 
 
 def welch_from_variances(difference: float, va: float, vb: float, n_a: int,
@@ -128,9 +136,12 @@ def difference_interval(a, b, level: float = LEVEL) -> Interval | None:
     test = welch(x, y)
     if test is None:
         return None
+    if constant(x) and constant(y):  # no spread to read: a point, not an interval
+        difference = float(x[0] - y[0])
+        return Interval(len(x) + len(y), difference, difference, difference)
     difference = float(x.mean() - y.mean())
     spread = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-    half = float(_t().ppf(1 - level / 2, test.dof) * spread) if spread else 0.0
+    half = float(_t().ppf(1 - level / 2, test.dof) * spread)
     return Interval(len(x) + len(y), difference, difference - half, difference + half)
 
 

@@ -162,7 +162,7 @@ def decide_interval(interval: stats.Interval, se: float, dof: float, seeds: int,
     ``arm_variances``: each arm's variance over seeds, where the arms differ in size."""
     distance = interval.mean - claim.threshold
     factor = _quantiles(dof, level) if dof > 0 else math.inf
-    detectable = factor * se if math.isfinite(factor) else None
+    detectable = factor * se if math.isfinite(factor) and se > 0 else None
     needed = seeds_needed(seeds, se, dof, distance, fixed_se, level, arm_variances)
     cannot = _fixed_part_holds(fixed_se, distance, level)
     beyond = interval.low > claim.threshold if claim.direction == ABOVE else interval.high < claim.threshold
@@ -192,16 +192,23 @@ def decide(a, b, claim: Claim, rule: stats.Rule, ceiling: float | None = None,
     if interval is None or test is None:
         return Decision(INCONCLUSIVE, None, None, None, seeds,
                         "under 2 seeds on a side: no test", None, None)
-    se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
+    constants = stats.constant(x) and stats.constant(y)
+    se = 0.0 if constants else math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
     means = (float(x.mean()), float(y.mean()))
     if rule.floor is not None and max(means) < rule.floor:
         stopped = f"both arms under the floor {rule.floor:g}"
     elif ceiling is not None and min(means) >= ceiling:
         stopped = f"both arms at the ceiling (≥ {ceiling:g})"
-    elif se == 0 and means[0] == means[1]:
+    elif constants and x[0] == y[0]:
         # Two arms at one constant (every seed at 1.0, say): an interval of [0, 0] would
         # 'rule out' any threshold; it is a floor or a ceiling the caller did not name.
         stopped = "both arms the same constant on every seed: nothing to test"
+    elif constants and test.p >= level:
+        # Each arm one value on every seed: the interval is a point, which would decide
+        # any threshold by construction. The exact permutation test is the only test
+        # (welch's): a verdict needs it below the level, as an interval would.
+        stopped = (f"each arm one value on every seed: no interval; the exact permutation "
+                   f"test gives p = {test.p:.2g}, too few seeds to separate them")
     unequal = (x.var(ddof=1), y.var(ddof=1)) if len(x) != len(y) else None
     return decide_interval(interval, se, test.dof, seeds, claim, stopped, level=level,
                            span=rule.span, arm_variances=unequal)
