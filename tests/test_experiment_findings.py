@@ -10,6 +10,7 @@ import itertools
 import json
 import re
 import shutil
+import types
 
 import numpy as np
 import pytest
@@ -459,6 +460,14 @@ def test_fixed_vector_capacity_replication_waits_and_names_its_seeds(tmp_path):
     first = dataclasses.replace(row, verdict="reproduced")
     (shown,) = findings.with_replication(fc, [first], again)
     assert shown.replicated == "pending" and "on seeds 510–514 " in shown.replication
+    # A replication that reuses a seed of its first run is refused, named: fresh seeds
+    # are what make it one (a referee found this rested on convention).
+    reusing = types.SimpleNamespace(**{k: getattr(fc, k) for k in dir(fc)
+                                       if not k.startswith("__")})
+    reusing.__name__ = fc.__name__
+    reusing.REPLICATION_SEEDS = [fc.SEEDS[0], *fc.REPLICATION_SEEDS[1:]]
+    with pytest.raises(ValueError, match=f"share \\[{fc.SEEDS[0]}\\]"):
+        findings.with_replication(reusing, [first], again)
 
 
 def test_a_pending_finding_counts_members_recorded_before_the_report(tmp_path):

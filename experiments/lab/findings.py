@@ -399,8 +399,10 @@ def with_replication(module, own: list[Finding], folder: Path,
 
     saved_seeds = list(module.SEEDS)  # the first run's (replicate_findings swaps them)
     fresh = replicate_findings(module, folder) if covered else {}
-    differing = own_differing
     own_fresh = getattr(module, "REPLICATION_SEEDS", REPLICATION_SEEDS)  # its own, if named
+    if set(own_fresh) & set(saved_seeds):  # a replication reuses no seed of its first run
+        raise ValueError(f"{module.__name__}: its replication seeds {sorted(own_fresh)} share "
+                         f"{sorted(set(own_fresh) & set(saved_seeds))} with its first run's")
     chosen = getattr(module, "REVISED_SEEDS", own_fresh)  # the revised rule's
     seeds = f"seeds {own_fresh[0]}–{own_fresh[-1]}" + (
         f" ({chosen[0]}–{chosen[-1]} for the arms the revised rule reads)"
@@ -415,7 +417,8 @@ def with_replication(module, own: list[Finding], folder: Path,
         if finding.key in revised:
             out.append(_decided_by_fresh_seeds(finding, fresh.get(finding.key),
                                                f"seeds {chosen[0]}–{chosen[-1]}",
-                                               differing, folder, revised[finding.key]))
+                                               differing_for(finding.key), folder,
+                                               revised[finding.key]))
             continue
         if finding.check and finding.key not in covered:
             out.append(finding)  # a check on random draws: a redraw replicates nothing
@@ -437,7 +440,7 @@ def with_replication(module, own: list[Finding], folder: Path,
             continue
         again = fresh.get(finding.key)
         verdict = finding.verdict
-        differing, command = differing_for(finding.key), command_for(finding.key)
+        differing, command = differing_for(finding.key), command_for(finding.key)  # this row's
         records = tuple(f"{r}_replication" for r in sources(finding.key)) or (folder.name,)
         if finding.key in costly:
             text, word = f"not replicated (cost: {costly[finding.key]})", "not (cost)"
