@@ -30,7 +30,7 @@ LOCAL_P_PAPER = ("Luong et al. 2015, §5.4, Table 6 (AER): local-p (general) 0.3
 # told apart, and global general aligns as well as local-p (general).
 LOCAL_P_TITLE = ("Local-p (general) aligns better than global location, as global general "
                  "does (at 1,500 steps)")
-LOCATION_TITLE = "The location function aligns poorly (at 1,500 steps)"
+LOCATION_TITLE = "The location function aligns poorly (reverse, at 1,500 steps)"
 NAMES = {"location": {SCORE: "location"}, "dot": {SCORE: "dot"},
          "general": {SCORE: "general"},
          "local-m (general)": {SCORE: "general", ALIGNMENT: "local_m"},
