@@ -117,11 +117,15 @@ def _one_rule(decisions, verdict: str) -> str:
     contrasts (issue 73, item 1): every contrast must hold (rule.all_of)."""
     from experiments.lab import rule
     again = rule.all_of(decisions)
+    # Where a contrast is stopped (a ceiling, a floor), the row names it (a referee).
+    stopped = list(dict.fromkeys(d.why for d in decisions if d.stopped))
     return (". Its rule, Welch's t at 5% with the minimum effect on the mean (Holm over "
             "the tasks), was registered before the lab's one decision rule existed and "
             "is kept as registered; the one rule (experiments/lab/rule.py: each "
             "interval beyond the minimum effect) on the same contrasts gives "
-            f"{again}" + ("" if again == verdict else ", not the registered verdict"))
+            f"{again}" + ("" if again == verdict else ", not the registered verdict")
+            + (f" (no verdict where {'; '.join(stopped)})"
+               if again == rule.INCONCLUSIVE and stopped else ""))
 
 
 def _within_margin(difference) -> bool:
@@ -228,6 +232,13 @@ def _sparse(f, get):
            "undecided" + (f" (about {d.seeds_to_decide} seeds an arm would decide it)"
                           if d.seeds_to_decide else ""))
         for name, d in on_sort.items())
+    undecided = [name for name, d in on_sort.items() if d.verdict != rule.REPRODUCED]
+    if undecided and verdict == "reproduced":
+        # A fresh referee: say at which margin the verdict holds, where it is read.
+        strict_words += (f". So 'reproduced' on these seeds holds at the registered margin "
+                         f"of {MARGIN} alone, on sort alone: at the lab's 0.02, "
+                         f"{' and '.join(undecided)} {'is' if len(undecided) == 1 else 'are'} "
+                         "undecided")
     return dataclasses.replace(_finding(
         f, "sparse-attention-matches-softmax",
         "; ".join(parts) + " (seq acc 1–25, additive score)" + strict_words, verdict,
@@ -480,6 +491,17 @@ def _location_aware_sort(f, get):
             # A sixth referee: the control shown beside is higher still, though no rule
             # reads it.
             ours += " (shown beside, read by no rule, and higher than the ruled leader)"
+    if rnn.leader != "location_aware":
+        # A fresh referee: "does not hold" is read off the ordering of the means; the
+        # lab's one rule on the leader's lead says how far a test carries it.
+        from experiments.lab import rule
+        lead = rule.decide(get(rnn.leader, "sort"), get("location_aware", "sort"),
+                           rule.Claim(stats.ACCURACY.min_effect, rule.ABOVE), stats.ACCURACY)
+        ours += (f". By the lab's one rule, {rnn.leader} − location_aware "
+                 f"{lead.words()}: " + ("the leader is ahead by more than the minimum effect"
+                                        if lead.verdict == rule.REPRODUCED else
+                                        "the ordering is of means, not a lead the rule "
+                                        "separates by the minimum effect"))
     verdict = ("holds" if rnn.leader == "location_aware" and over_additive[0]
                else "does not hold" if rnn.leader != "location_aware" else "inconclusive")
     return _finding(f, "location-aware-sorts-best", ours, verdict,

@@ -265,6 +265,15 @@ def _soft_half(f, rows):
             "attention, slowly. Not separated here: what the soft half gives through its "
             "backpropagated α from what the expected context gives the decoder")
     non_inferior = gap is not None and gap.low > -0.05
+    # A fresh referee: the margin of 0.05 was written after the λ_r sweep was seen; the
+    # lab's one rule at its minimum effect (no loss beyond 0.02) is read beside it.
+    from experiments.lab import rule
+    strict = rule.decide(auc(off), auc(XU), rule.Claim(-stats.ACCURACY.min_effect, rule.ABOVE),
+                         stats.ACCURACY)
+    ours += (f". By the lab's one rule at its minimum effect (λ_r = 0 no worse than λ_r = 0.1 "
+             f"by more than {stats.ACCURACY.min_effect:g}): {strict.words()}"
+             + ("; the margin of 0.05, written after the λ_r sweep was seen, is what "
+                "decides the row" if strict.verdict != rule.REPRODUCED else ""))
     all_fail = all(c.below for c in fails)
     verdict = ("holds" if non_inferior and all_fail else
                "does not hold" if worse.below or any(

@@ -67,10 +67,18 @@ def findings(results):
             f"chrF {cell(tuned_chrf, 1)} against {cell(first_chrf, 1)}. {welch}; paired "
             f"bootstrap of the seed means {test['difference']:+.2f} BLEU "
             f"[{test['low']:+.2f}, {test['high']:+.2f}], {p}")
+    # A fresh referee: the lab's one rule on the same seeds, beside the registered test.
+    from experiments.lab import rule
+    ours += (". By the lab's one rule (tuned − first beyond +"
+             f"{stats.BLEU.min_effect:g} BLEU): "
+             + rule.decide(tuned, first, rule.Claim(stats.BLEU.min_effect, rule.ABOVE),
+                           stats.BLEU).words())
     return [f.Finding(
         key, title, None, ours,
         "holds" if better else "does not hold" if worse else "inconclusive",
-        "Welch's t over seeds on test BLEU at 5% (the seeds' spread is the larger "
+        f"Welch's t over seeds on test BLEU at 5%, by at least {stats.BLEU.min_effect:g} "
+        "BLEU on the difference of the means (stats.BLEU's minimum effect; the seeds' "
+        "spread is the larger "
         "uncertainty; the paired bootstrap, which holds the models fixed, is beside it). "
         "A claim about the two recipes as wholes, not their parts: "
         + _where_the_gain_is(results.parent / "translation_recipe")
