@@ -149,7 +149,8 @@ def test_a_verdict_without_a_replication_says_why(tmp_path):
     assert found.replicated == "not yet" and found.verdict == "holds"
     module = _module(lambda folder, seeds: "holds", costly={"claim": "8 CPU-hours"})
     found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")
-    assert found.replication == "not replicated (cost: 8 CPU-hours)"
+    assert found.replication == ("not replicated (cost: 8 CPU-hours); until fresh seeds "
+                                 "repeat it, the row is exploratory")
     # Only verdicts that separate need one.
     module = _module(lambda folder, seeds: "inconclusive")
     found, = findings.with_replication(module, module.findings(tmp_path), tmp_path / "no")

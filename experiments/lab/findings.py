@@ -443,7 +443,9 @@ def with_replication(module, own: list[Finding], folder: Path,
         differing, command = differing_for(finding.key), command_for(finding.key)  # this row's
         records = tuple(f"{r}_replication" for r in sources(finding.key)) or (folder.name,)
         if finding.key in costly:
-            text, word = f"not replicated (cost: {costly[finding.key]})", "not (cost)"
+            # A fresh referee: no fresh seeds have tested it, so it is not confirmed.
+            text, word = (f"not replicated (cost: {costly[finding.key]}); until fresh seeds "
+                          "repeat it, the row is exploratory"), "not (cost)"
         elif finding.key not in covered:
             text, word = "not replicated yet: no replication sweep covers it", "not yet"
         elif differing:
