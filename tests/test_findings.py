@@ -247,3 +247,18 @@ def test_one_finding_may_read_its_fresh_seeds_from_another_record(tmp_path):
         "claim", "A claim", None, "5 seeds", "holds", "a test")], tmp_path / "x_replication")
     assert found.replicated == "pending" and "experiments/other.py:replicate" in (
         found.replication)
+
+
+def test_every_undecided_row_of_the_committed_page_says_what_would_decide_it():
+    """Issue 73, item 4, for the observations too (a fresh referee found their table had
+    no power column): every inconclusive row of either table has a power cell."""
+    page = (findings.ROOT / "experiments" / "FINDINGS.md").read_text()
+    for table in ("| finding | paper | verdict | replicated | power (80%) |",
+                  "| observation | verdict | replicated | power (80%) |"):
+        assert table in page, table
+    undecided = [line for line in page.splitlines()
+                 if line.startswith("| [") and "| **inconclusive**" in line]
+    assert undecided
+    for line in undecided:
+        assert not line.rstrip().endswith("| — |"), line
+

@@ -265,6 +265,21 @@ def separated(a, b, higher: bool = True, rule: stats.Rule = stats.ACCURACY
     return (found.above if higher else found.below), found.words()
 
 
+def separations_power(comparisons, metric: stats.Rule = stats.ACCURACY, results=None,
+                      also=()) -> str:
+    """The power cell of a row decided by ``separated`` or ``separated_holm`` on (a, b,
+    higher) comparisons, as the lab's one rule reads each (d beyond the metric's minimum
+    effect on the ``higher`` side; rule.power_words), with ``also`` (more rule.Decisions
+    the row needs) and, given ``results`` (its record), what deciding it costs."""
+    from experiments.lab import rule
+    decisions = [rule.decide(a, b, rule.Claim(metric.min_effect if higher else
+                                              -metric.min_effect,
+                                              rule.ABOVE if higher else rule.BELOW), metric)
+                 for a, b, higher in comparisons] + list(also)
+    return rule.power_words(decisions, rule.member_seconds(Path(results))
+                            if results is not None else None)
+
+
 def separated_holm(comparisons, rule: stats.Rule = stats.ACCURACY
                    ) -> list[tuple[bool, str]]:
     """``separated`` for several comparisons at once, Holm-corrected over them:
@@ -647,9 +662,11 @@ def page(found) -> str:
                  f"on fresh seeds, those on random draws are not. {tally}.\n\n" + table + "\n\n"
                  + "\n\n".join(_section(n, f) for n, f in checks) + "\n")
     if observed:
-        table = markdown_table(["observation", "verdict", "replicated"],
+        # An undecided observation says what would decide it, as a finding does (a fresh
+        # referee found the observations' table had no power column).
+        table = markdown_table(["observation", "verdict", "replicated", "power (80%)"],
                                [[f"[{f.title}](#{f.key})", f"**{f.verdict}**",
-                                 f.replicated or "—"] for _, f in observed])
+                                 f.replicated or "—", f.power or "—"] for _, f in observed])
         tally = ", ".join(f"{sum(f.verdict == v for _, f in observed)} {v}"
                           for v in OBSERVATION_VERDICTS)
         text += ("\n## Observations\n\nClaims the docs make that no paper states, "

@@ -374,10 +374,13 @@ def _dot_fits_fastest(f, get):
                                   for o, t in pairs])
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if any(s for s, _ in reversed_) else "inconclusive")
-    return _finding(f, "dot-fits-fastest", ours, verdict,
-                    "dot above each of general, cosine and additive at step 500 on copy and "
-                    "reverse by Welch's t (Holm over the 6): holds; one of them above dot by "
-                    "the same test: does not hold; else inconclusive")
+    return dataclasses.replace(_finding(
+        f, "dot-fits-fastest", ours, verdict,
+        "dot above each of general, cosine and additive at step 500 on copy and reverse by "
+        "Welch's t (Holm over the 6): holds; one of them above dot by the same test: does "
+        "not hold; else inconclusive"),
+        power=f.separations_power([(get("dot", t, EARLY), get(o, t, EARLY), True)
+                                   for o, t in pairs], results=get.results))
 
 
 def _scaled_dot_in_the_rnn(f, get):
@@ -419,13 +422,14 @@ def _location(f, get):
              "evaluated source (50), and the rows past 25 never receive a gradient")
     verdict = ("holds" if zero and no_better.verdict == rule.REPRODUCED
                else "does not hold" if not zero and sort_test[0] else "inconclusive")
-    return _finding(f, "location-fails-unseen-lengths-and-sort", ours, verdict,
-                    "every seed 0 on 26–50 of copy and reverse, and on sort location's "
-                    "lead over none ruled out beyond +0.02 by the one rule's interval: "
-                    "holds; neither: does not hold; else inconclusive. Revised after a "
-                    "second audit (issue 73), after both runs: the registered rule read "
-                    "'no better' off a non-separation by Welch's t, which supports it but "
-                    "does not prove it", PLOT.format(task="sort"))
+    return dataclasses.replace(_finding(
+        f, "location-fails-unseen-lengths-and-sort", ours, verdict,
+        "every seed 0 on 26–50 of copy and reverse, and on sort location's lead over none "
+        "ruled out beyond +0.02 by the one rule's interval: holds; neither: does not hold; "
+        "else inconclusive. Revised after a second audit (issue 73), after both runs: the "
+        "registered rule read 'no better' off a non-separation by Welch's t, which supports "
+        "it but does not prove it", PLOT.format(task="sort")),
+        power=rule.power_words([no_better], rule.member_seconds(get.results)))
 
 
 def _local_p_sort(f, get):
@@ -458,10 +462,16 @@ def _pointer_limits(f, get):
     far = all(i.high is not None and i.high < 0.5 for i in unseen.values())
     verdict = ("holds" if far and sort_test[0]
                else "does not hold" if not far and not sort_test[0] else "inconclusive")
-    return _finding(f, "pointer-generator-limits", ours, verdict,
-                    "the pointer-generator's 95% interval on 26–50 below 0.5 on copy and "
-                    "reverse, and below additive on sort by Welch's t: holds; neither: does "
-                    "not hold; else inconclusive", PLOT.format(task="sort"))
+    from experiments.lab import rule
+    levels = [rule.decide_level(get("pointer_generator", t, UNSEEN),
+                                rule.Claim(0.5, rule.BELOW)) for t in unseen]
+    return dataclasses.replace(_finding(
+        f, "pointer-generator-limits", ours, verdict,
+        "the pointer-generator's 95% interval on 26–50 below 0.5 on copy and reverse, and "
+        "below additive on sort by Welch's t: holds; neither: does not hold; else "
+        "inconclusive", PLOT.format(task="sort")),
+        power=f.separations_power([(get("pointer_generator", "sort"), get("additive", "sort"),
+                                    False)], results=get.results, also=levels))
 
 
 def _location_aware_sort(f, get):
@@ -528,11 +538,14 @@ def _cosine_unseen(f, get):
               for t in ("copy", "reverse"))
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if not top else "inconclusive")
-    return _finding(f, "cosine-keeps-most-beyond-training", ours, verdict,
-                    "cosine above dot, general and additive on 26–50 of copy and reverse by "
-                    "Welch's t (Holm over the 6): holds; another's mean higher on a task: "
-                    "does not hold; highest mean without every test: inconclusive",
-                    PLOT.format(task="reverse"))
+    return dataclasses.replace(_finding(
+        f, "cosine-keeps-most-beyond-training", ours, verdict,
+        "cosine above dot, general and additive on 26–50 of copy and reverse by Welch's t "
+        "(Holm over the 6): holds; another's mean higher on a task: does not hold; highest "
+        "mean without every test: inconclusive", PLOT.format(task="reverse")),
+        power=f.separations_power([(get("cosine", t, UNSEEN), get(o, t, UNSEEN), True)
+                                   for t in ("copy", "reverse") for o in content],
+                                  results=get.results))
 
 
 def stats_mean(values) -> float:

@@ -129,7 +129,9 @@ def _translation_findings(results):
             for s, (a, b), (_, answer) in zip(settings, pairs, answers))
             + ". " + note(rows, settings, pairs))
         out.append(f.Finding(key, _CLAIMS[key], None, ours,
-                             _verdict(answers, reversed_answers), _rule(how)))
+                             _verdict(answers, reversed_answers), _rule(how),
+                             power=f.separations_power([(a, b, True) for a, b in pairs],
+                                                       DROP_RULE, results)))
     return out
 
 

@@ -308,4 +308,6 @@ def _per_token_speed(f, rows):
         "copy and reverse by Welch's t (Holm over the 2) by at least one evaluation "
         "interval (stats.STEPS: minimum effect 100 steps): holds; not later on either: does "
         "not hold; else inconclusive. Seeds that never reach 0.99 are left out of the means",
-        "results/hard_vs_soft/plots/learning_curves_reverse.png")
+        "results/hard_vs_soft/plots/learning_curves_reverse.png",
+        power=f.separations_power([(step(t, OURS), step(t, SOFT), True) for t in TASKS],
+                                  stats.STEPS))

@@ -277,4 +277,6 @@ def _rope(f, rows, results):
         "the replication, which that wording read as contrary evidence): does not hold; "
         "else inconclusive. The 21-80 tests (Holm over 2) are reported, not part of the "
         "verdict",
-        _plot(results, "seq_acc_by_length_copy.png", "positions-rope"))
+        _plot(results, "seq_acc_by_length_copy.png", "positions-rope"),
+        power=f.separations_power([(values(rope, t, "1-20"), values(sinusoidal, t, "1-20"),
+                                    False) for t in TASKS], results=results))

@@ -57,7 +57,9 @@ def findings(results):
             <= stats.finite(auc["scaled_dot"]).mean() else "inconclusive",
             "additive's area above scaled_dot's by Welch's t (Holm over this experiment's 2 "
             "tests) and its cohort more than twice as long: holds; its mean area not above: "
-            "does not hold; else inconclusive", plot),
+            "does not hold; else inconclusive", plot,
+            power=f.separations_power([(auc["additive"], auc["scaled_dot"], True)],
+                                      results=results)),
         f.Finding(
             *keys[1], None,
             f"seq acc 1-25 at step 1500: dot {cell(final['dot'])} against scaled_dot "
@@ -68,5 +70,7 @@ def findings(results):
             >= stats.finite(final["scaled_dot"]).mean() else "inconclusive",
             "dot below scaled_dot by Welch's t (Holm over 2): holds; its mean not below: "
             "does not hold; else inconclusive. That the cause is the unscaled scores' "
-            "spread is tested in score_scaling, not here", plot),
+            "spread is tested in score_scaling, not here", plot,
+            power=f.separations_power([(final["dot"], final["scaled_dot"], False)],
+                                      results=results)),
     ]
