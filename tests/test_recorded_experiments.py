@@ -31,14 +31,25 @@ def _command(results: Path) -> tuple[str, str | None, set[str]]:
     return *launched, overridden
 
 
+def _launched_arguments(results: Path, experiment: str) -> list[str | None]:
+    """Every argument (None for none) with which ``results``/commands.txt launched
+    ``experiment``: a record filled by its gates' launches (``NAME.py:scale=64``) holds
+    the members of each."""
+    commands = (results / "commands.txt").read_text()
+    found = re.findall(rf"--config=experiments/{experiment}\.py(?::(\S+))?", commands)
+    return list(dict.fromkeys(arg or None for arg in found))
+
+
 @pytest.mark.parametrize("name", RECORDED)
 def test_a_recorded_member_is_what_its_experiment_builds(name, tmp_path):
     results = RESULTS / name
-    experiment, arg, overridden = _command(results)
+    experiment, first_arg, overridden = _command(results)
     module = importlib.import_module(f"experiments.{experiment}")
-    config, sweep = (module.get_config(arg), module.get_sweep(arg)) if arg else (
-        module.get_config(), module.get_sweep())
-    members = {m.name: m for m in sweeps.expand(config, sweep, tmp_path)}
+    members = {}
+    for arg in [first_arg, *_launched_arguments(results, experiment)]:
+        config, sweep = (module.get_config(arg), module.get_sweep(arg)) if arg else (
+            module.get_config(), module.get_sweep())
+        members.update({m.name: m for m in sweeps.expand(config, sweep, tmp_path / str(arg))})
     folders = sorted(p.parent for p in (results / "members").glob("*/config.json"))
     assert folders
     for folder in folders:

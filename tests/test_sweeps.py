@@ -845,7 +845,7 @@ def test_an_experiment_names_the_baseline_its_reports_read_the_others_against(tm
 
 def test_a_redrawn_record_reads_the_baseline_its_experiment_names_today(tmp_path, capsys):
     """record.experiment_baseline: the baseline of the experiment file (and argument) the
-    record's last launch names, so that ``findings --redraw`` reads even members trained
+    record's first launch names, so that ``findings --redraw`` reads even members trained
     before the field against it; the members' own where that file is gone."""
     from experiments.lab.record import experiment_baseline
     assert experiment_baseline(tmp_path) is None  # no commands.txt
@@ -853,6 +853,13 @@ def test_a_redrawn_record_reads_the_baseline_its_experiment_names_today(tmp_path
         "python launch.py --config=experiments/luong_table4.py:replicate --part=1/2\n"
         "python launch.py --config=experiments/luong_table4.py:corpus=multi30k --part=2/2\n")
     assert experiment_baseline(tmp_path) == "score-location"
+    # A gate's sweep recorded later holds its own arm alone, which its config names as
+    # its baseline: the record's report keeps the first launch's (a redraw read the
+    # ruled arms against the gate's arm).
+    (tmp_path / "commands.txt").write_text(
+        "python launch.py --config=experiments/hard_vs_soft_multi30k.py --part=1/2\n"
+        "python launch.py --config=experiments/hard_vs_soft_multi30k.py:scale=64 --record\n")
+    assert experiment_baseline(tmp_path) == "alignment-global"
     (tmp_path / "commands.txt").write_text("python launch.py --config=experiments/gone.py\n")
     assert experiment_baseline(tmp_path) is None
     assert "experiments/gone.py could not be read" in capsys.readouterr().err

@@ -318,22 +318,24 @@ def launched_experiment(record) -> tuple[str, str | None] | None:
 
 def experiment_baseline(destination) -> str | None:
     """The ``config.baseline`` that today's experiment file gives the record
-    ``destination``: the config of the last launch its commands.txt holds
-    (``--config=experiments/NAME.py:ARG``), so that a redrawn report reads its settings
-    against the baseline the experiment names now, also where its members' config.json
-    were written before the field (or before the experiment named one). None where
-    the record names no launch or its file does not load (said on stderr): the
-    members' own value then stands."""
+    ``destination``: the config of the first launch its commands.txt holds
+    (``--config=experiments/NAME.py:ARG``, the command that made the record, as
+    ``launched_experiment`` reads it; a later launch may be a gate's, whose sweep holds
+    its own arm alone), so that a redrawn report reads its settings against the
+    baseline the experiment names now, also where its members' config.json were written
+    before the field (or before the experiment named one). None where the record names
+    no launch or its file does not load (said on stderr): the members' own value then
+    stands."""
     commands = Path(destination) / "commands.txt"
     launches = re.findall(r"--config=(\S+)", commands.read_text()) if commands.is_file() else []
     if not launches:
         return None
-    path, _, argument = launches[-1].partition(":")
+    path, _, argument = launches[0].partition(":")
     try:
         config = config_files.call(
             config_files.load(ROOT / path, "_recorded_experiment").get_config, argument)
     except Exception as error:  # a renamed file or argument: redraw with what was saved
-        print(f"{destination}: the baseline of {launches[-1]} could not be read ({error}); "
+        print(f"{destination}: the baseline of {launches[0]} could not be read ({error}); "
               "the members' config.json give it", file=sys.stderr)
         return None
     return config.get("baseline", "")
