@@ -120,13 +120,13 @@ def findings(results):
                 "against soft", XU_TABLE) or _accuracy(f, rows),
         waiting(noise, "reinforce-gradient-noise", "The soft steps raise REINFORCE's signal "
                 "to noise", noise_paper) or _noise(f, results),
-        _per_token_speed_row(waiting, speed, f, rows), _soft_half(f, rows)]
+        _per_token_speed_row(waiting, speed, f, rows, results), _soft_half(f, rows)]
 
 
-def _per_token_speed_row(waiting, speed, f, rows):
+def _per_token_speed_row(waiting, speed, f, rows, results=None):
     return (waiting(speed, "per-token-reinforce-is-slower", "Hard attention with a "
                     "per-token reward is slower than soft", None)
-            or _per_token_speed(f, rows))
+            or _per_token_speed(f, rows, results))
 
 
 def _accuracy(f, rows):
@@ -283,7 +283,7 @@ def _soft_half(f, rows):
                      "results/hard_vs_soft/plots/learning_curves_copy.png")
 
 
-def _per_token_speed(f, rows):
+def _per_token_speed(f, rows, results=None):
     """An observation (no paper states it): hard attention with our per-token reward
     reaches 0.99 later than soft attention, and ends where soft does."""
     from attention_research.reports import stats
@@ -310,4 +310,4 @@ def _per_token_speed(f, rows):
         "not hold; else inconclusive. Seeds that never reach 0.99 are left out of the means",
         "results/hard_vs_soft/plots/learning_curves_reverse.png",
         power=f.separations_power([(step(t, OURS), step(t, SOFT), True) for t in TASKS],
-                                  stats.STEPS))
+                                  stats.STEPS, results))
