@@ -56,8 +56,8 @@ direction; inconclusive otherwise.
 
 Cost: not yet complete. Recorded so far, training wall time summed as the record's
 summary.md states it (cpu: one of this project's 2-core CPUs):
-results/hard_vs_soft_multi30k/: 22 members, 55,764 s (cpu). That is 35-60 minutes of one
-core a member at 8,000 steps; the gates, the control and the replication add 23
+results/hard_vs_soft_multi30k/: 24 members, 61,637 s (cpu). That is 35-60 minutes of one
+core a member at 8,000 steps; the budget gate, the control and the replication add 21
 members, six of them at 16,000 steps.
 
 Result: results/hard_vs_soft_multi30k/summary.md once recorded.
