@@ -3,8 +3,9 @@ second_test_set takes the provenance): walk a sweep's work directory for the
 translation members a script has not yet written its file for, write that file with
 where it was made, and a command line whose bad input is one line.
 
-A script is a ``measure(run) -> dict`` (``run`` from ``attention_research.load``) with the
-file it writes and the member status it reads; ``score`` and ``main`` do the rest.
+A script's ``score(workdir, only)`` walks ``each_translation_run`` with the member status
+it reads and the file it writes, writes that file through ``write_with_provenance``, and
+returns the members it wrote; its command line is ``main(score, __doc__, verb)``.
 """
 
 from __future__ import annotations
