@@ -175,6 +175,26 @@ def test_a_stopped_decision_names_its_stop_and_no_seeds():
     assert low.stopped and low.verdict == rule.INCONCLUSIVE
 
 
+def test_a_stopped_contrast_beside_another_still_stops_the_cell():
+    """A referee's case: a joint claim with a ceiling-stopped contrast and an undecided
+    one that more seeds would decide. No seeds make the row reproduced, so the cell names
+    the stop and no seed count; so too where the stopped one has no interval at all (two
+    arms each one constant)."""
+    claim = rule.Claim(0.02, rule.ABOVE)
+    ceiling = rule.decide([.999, .995, .990, .998, .997], [.985, .99, .982, .988, .981],
+                          claim, stats.ACCURACY, ceiling=0.98)
+    other = rule.decide([.80, .85, .78, .83, .86], [.79, .80, .75, .77, .81], claim,
+                        stats.ACCURACY)
+    assert ceiling.stopped and other.verdict == rule.INCONCLUSIVE and other.seeds_to_decide
+    for cell in (rule.power_words([ceiling, other]), rule.power_words([other, ceiling])):
+        assert cell.endswith(rule.STOPPED) and "seeds an arm" not in cell
+        assert cell.seeds_to_decide is None
+    constants = rule.decide([0.9] * 3, [0.8] * 3, claim, stats.ACCURACY)
+    assert constants.stopped and constants.detectable is None
+    assert rule.power_words([constants]) == rule.STOPPED
+    assert rule.power_words([constants, other]).endswith(rule.STOPPED)
+
+
 def test_seeds_do_not_shrink_the_test_sets_own_error():
     """A BLEU difference's standard error holds the test sentences' part, which more
     seeds leave as it is: the seeds that decide grow with it, and where it alone keeps

@@ -1321,6 +1321,20 @@ def test_sparse_attention_that_may_cost_accuracy_is_inconclusive(tmp_path):
     assert _verdicts(ca, tmp_path)["sparse-attention-matches-softmax"] == "inconclusive"
 
 
+def test_a_higher_mean_is_not_a_verdict_against_location_aware(tmp_path):
+    """A referee (issue 73): "does not hold" was read off the highest mean. A formulation
+    a hair above location_aware on sort is a lead no test separates: inconclusive, with
+    the seeds that would decide it; one far above it is "does not hold"."""
+    ca = EXPERIMENTS["compare_attention"]
+    means = {**AS_CLAIMED, ("coverage, final phase", "sort", SEEN): 0.845}
+    _compare_record(tmp_path / "hair", means)
+    found = {f.key: f for f in ca.findings(tmp_path / "hair")}["location-aware-sorts-best"]
+    assert found.verdict == "inconclusive" and "seeds an arm decide" in found.power
+    assert "coverage, final phase − location_aware d = +0.005" in found.ours
+    _compare_record(tmp_path / "far", {**means, ("coverage, final phase", "sort", SEEN): 0.95})
+    assert _verdicts(ca, tmp_path / "far")["location-aware-sorts-best"] == "does not hold"
+
+
 def test_an_observation_takes_its_own_verdicts():
     with pytest.raises(ValueError, match="expected one of"):
         findings.Finding("k", "t", None, "ours", "reproduced", "why")

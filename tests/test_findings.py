@@ -123,14 +123,18 @@ def test_an_unconfirmed_replications_power_counts_its_fresh_seeds_alone(tmp_path
 def test_a_claim_found_false_is_replicated_too(tmp_path, fresh, verdict, word):
     """A separation the other way ("does not hold", "not reproduced") is a finding as
     well where the experiment's test reached it (SEPARATES_BOTH_WAYS): fresh seeds must
-    repeat it, and "holds" contradicts it. Elsewhere (a rule whose contrary verdict
-    names the highest mean, no test) it stands without a replication line."""
+    repeat it, and "holds" contradicts it. Elsewhere (a rule whose contrary verdict no
+    test separated) it is not replicated, but fresh seeds that were trained are shown
+    ('ran: '), and a contradiction still brings it down (a referee found one committed
+    and never shown)."""
     (tmp_path / "x_replication").mkdir()
     module = _module(lambda folder, seeds: fresh if seeds == findings.REPLICATION_SEEDS
                      else "does not hold")
     found, = findings.with_replication(module, module.findings(tmp_path / "x"),
                                        tmp_path / "x_replication")
-    assert (found.verdict, found.replication) == ("does not hold", None)
+    assert found.replicated == f"ran: {fresh}"
+    assert found.replication.startswith("does not hold is not replicated here")
+    assert found.verdict == ("inconclusive" if fresh == "holds" else "does not hold")
     module.SEPARATES_BOTH_WAYS = ("claim",)
     found, = findings.with_replication(module, module.findings(tmp_path / "x"),
                                        tmp_path / "x_replication")

@@ -96,7 +96,10 @@ def welch(a, b) -> Test | None:
     the exact two-sided permutation test of the difference of means instead
     (``method`` says so): equal means p = 1; different means p = 2 / C(n_a + n_b, n_a),
     the chance that a random split of the pooled values puts every high one on one side
-    (0.0079 at 5 seeds a side) — never 0, whatever the gap."""
+    (0.0079 at 5 seeds a side) — never 0, whatever the gap. Two-sided as scipy's
+    ``permutation_test`` takes it, twice the one-sided p: where n_a ≠ n_b no other split
+    is as extreme, so the p of |difference| alone would be half this (a referee); the
+    doubled one is the conservative convention."""
     a, b = finite(a), finite(b)
     if len(a) < 2 or len(b) < 2:
         return None

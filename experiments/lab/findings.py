@@ -441,16 +441,23 @@ def with_replication(module, own: list[Finding], folder: Path,
         both_ways = finding.key in getattr(module, "SEPARATES_BOTH_WAYS", ())
         if not (finding.verdict in REPLICABLE or both_ways and finding.verdict in CONTRARY):
             again = fresh.get(finding.key)
-            if (finding.verdict == "inconclusive" and again and again.verdict != "pending"
-                    and not differing_for(finding.key)):
-                # No verdict to replicate, but fresh seeds were trained: the page shows
-                # what the same rule gives on them (issue 73: hard attention's committed
-                # replication was on no page).
+            if again and again.verdict != "pending" and not differing_for(finding.key):
+                # No verdict the page replicates (an inconclusive one, or a contrary one no
+                # test separated the other way), but fresh seeds were trained: the page
+                # shows what the same rule gives on them (issue 73: hard attention's
+                # committed replication was on no page; a later referee found a contrary
+                # verdict whose fresh seeds were committed and never shown).
+                what = ("no verdict to replicate" if finding.verdict == "inconclusive" else
+                        f"{finding.verdict} is not replicated here (no test separated it "
+                        "the other way)")
+                contradicted = again.verdict == OPPOSITE.get(finding.verdict)
                 finding = dataclasses.replace(
                     finding, replicated=f"ran: {again.verdict}", replication=(
-                        f"no verdict to replicate; on {seeds}, trained anyway with the "
-                        f"first run's config, the same rule gives {again.verdict}: "
-                        f"{again.ours}"))
+                        f"{what}; on {seeds}, trained anyway with the first run's config, "
+                        f"the same rule gives {again.verdict}: {again.ours}"
+                        + (f"; contradicted, so the first seeds' {finding.verdict} falls to "
+                           "inconclusive" if contradicted else "")),
+                    verdict="inconclusive" if contradicted else finding.verdict)
             out.append(finding)
             continue
         again = fresh.get(finding.key)
@@ -597,8 +604,9 @@ def _tally(found) -> str:
             " on fresh seeds by a revised rule, written before they ran, where an audit "
             "found the registered rule did not measure what it names")
     if ran:
-        tally += (f"; and {len(ran)} undecided row(s) whose fresh seeds were trained anyway "
-                  "('ran: ' and what the same rule gives on them)")
+        tally += (f"; and {len(ran)} row(s) with no verdict to replicate (undecided, or a "
+                  "contrary verdict no test separated) whose fresh seeds were trained "
+                  "anyway ('ran: ' and what the same rule gives on them)")
     return tally
 
 
@@ -606,6 +614,12 @@ def citation(paper: str) -> str:
     """Who and where, without the claim: a finding's ``paper`` up to its first colon
     ('Luong et al. 2015, Table 4 (BLEU, WMT'14 En→De)')."""
     return paper.split(":", 1)[0]
+
+
+def _verdict_cell(f: Finding) -> str:
+    """The verdict, bold; one not replicated for its cost says it is exploratory in the
+    table too, not only in its section (a referee)."""
+    return f"**{f.verdict}**" + (" (exploratory)" if f.replicated == "not (cost)" else "")
 
 
 def page(found) -> str:
@@ -617,7 +631,7 @@ def page(found) -> str:
     summary = markdown_table(
         ["finding", "paper", "verdict", "replicated", "power (80%)"],
         [[f"[{f.title}](#{f.key})", citation(f.paper),
-          f"**{f.verdict}**" + (f" (repeats [its contrast](#{f.repeats}))" if f.repeats else ""),
+          _verdict_cell(f) + (f" (repeats [its contrast](#{f.repeats}))" if f.repeats else ""),
           f.replicated or "—", f.power or "—"] for _, f in claims])
     counted = [(n, f) for n, f in claims if not f.repeats]
     counts = ", ".join(f"{sum(f.verdict == v for _, f in counted)} {v}" for v in VERDICTS)
@@ -631,7 +645,8 @@ def page(found) -> str:
             "seeds, and the verdict the experiment's `findings()` reaches by the test it "
             f"names. {counts}. Every "
             "reproduced or holds verdict, and a not reproduced or does not hold one that "
-            "a test separated the other way, is rerun on seeds never used before (seeds "
+            "a test separated the other way, is rerun on seeds never used before, or "
+            "says why not and reads 'exploratory' until fresh seeds repeat it (seeds "
             "100-102 where the experiment names none of its own, fewer than its first run, "
             "so a replicate has less power; other experiments name as many as their first "
             "run; each section names its seeds); one the fresh seeds "
@@ -665,7 +680,7 @@ def page(found) -> str:
         # An undecided observation says what would decide it, as a finding does (a fresh
         # referee found the observations' table had no power column).
         table = markdown_table(["observation", "verdict", "replicated", "power (80%)"],
-                               [[f"[{f.title}](#{f.key})", f"**{f.verdict}**",
+                               [[f"[{f.title}](#{f.key})", _verdict_cell(f),
                                  f.replicated or "—", f.power or "—"] for _, f in observed])
         tally = ", ".join(f"{sum(f.verdict == v for _, f in observed)} {v}"
                           for v in OBSERVATION_VERDICTS)

@@ -281,6 +281,9 @@ def _detects(decision: Decision) -> str:
     return f"detects {decision.detectable:.3g}"
 
 
+STOPPED = "stopped (a floor, a ceiling or a guard: the row says which)"
+
+
 def power_words(decisions: list[Decision], member_seconds: float | None = None,
                 arms: int = 2) -> Power:
     """The summary table's power cell for a row decided by ``decisions`` (the contrasts
@@ -289,15 +292,21 @@ def power_words(decisions: list[Decision], member_seconds: float | None = None,
     ``member_seconds`` (one member's training, from the record), what the extra members
     of ``arms`` arms cost, or that they are beyond a day of this CPU."""
     tested = [d for d in decisions if d.detectable is not None]
+    # A stopped contrast (a floor, a ceiling, a guard, or two arms one constant apiece
+    # with no interval) is beyond any seeds, whatever another contrast would need: the
+    # cell says so, never a seed count (a referee: it had been dropped when another
+    # undecided contrast needed more seeds, or had no detectable effect at all).
+    stopped = any(d.stopped for d in decisions if d.verdict == INCONCLUSIVE)
     if not tested:
-        return Power.of("no test")
+        return Power.of(STOPPED if stopped else "no test")
     undecided = [d for d in tested if d.verdict == INCONCLUSIVE]
+    if stopped:
+        weakest = max(undecided or tested, key=lambda d: d.detectable)
+        return Power.of(f"{_detects(weakest)}; {STOPPED}")
     if not undecided:
         return Power.of(_detects(max(tested, key=lambda d: d.detectable)))
     weakest = max(undecided, key=lambda d: (d.seeds_to_decide or math.inf))
     text = _detects(weakest)
-    if weakest.stopped:
-        return Power.of(text + "; stopped (a floor, a ceiling or a guard: the row says which)")
     if weakest.seeds_cannot_decide:
         return Power.of(text + "; no number of seeds decides it (more test sentences would)")
     if weakest.seeds_to_decide is None:
