@@ -56,9 +56,9 @@ direction; inconclusive otherwise.
 
 Cost: not yet complete. Recorded so far, training wall time summed as the record's
 summary.md states it (cpu: one of this project's 2-core CPUs):
-results/hard_vs_soft_multi30k/: 26 members, 70,220 s (cpu). That is 35-60 minutes of one
-core a member at 8,000 steps and about 72 at 16,000; the budget gate's last 4 seeds, the
-control and the replication add 19 members.
+results/hard_vs_soft_multi30k/: 28 members, 79,331 s (cpu). That is 35-60 minutes of one
+core a member at 8,000 steps and 72-80 at 16,000; the budget gate's last 2 seeds, the
+control and the replication add 17 members.
 
 Result: results/hard_vs_soft_multi30k/summary.md once recorded.
 """
