@@ -483,8 +483,10 @@ def _location_aware_sort(f, get):
     ours = (f"seq acc 1–25 on sort: location_aware {get.cell('location_aware', 'sort')}, "
             f"softmax additive {get.cell('additive', 'sort')}; the highest RNN mean among "
             f"the ruled formulations: {rnn.leader} {get.cell(rnn.leader, 'sort')}")
+    # The coverage model without its loss, a control shown beside and read by no rule.
+    no_loss = get(NO_LOSS, "sort")
+    no_loss_trained = bool(no_loss) and all(v is not None for v in no_loss)
     if rnn.leader == "coverage, final phase":
-        no_loss = get(NO_LOSS, "sort")
         before, after = (get.at("coverage, final phase", "sort", n) for n in (1200, 1500))
         lower = sum(b is not None and a is not None and a < b for a, b in zip(after, before))
         ours += (". The leader is issue 35's coverage control, added after this observation "
@@ -493,10 +495,9 @@ def _location_aware_sort(f, get):
                  f"at step 1500 than at 1200, when it starts, on {lower} of {len(after)} "
                  "seeds, so its coverage score rather than the loss may be what sorts: the "
                  "same model without the loss " + (
-                     get.cell(NO_LOSS, "sort") if no_loss and all(
-                         v is not None for v in no_loss) else "is defined but not yet trained"))
-        if no_loss and all(v is not None for v in no_loss) and (
-                stats_mean(no_loss) > stats_mean(get(rnn.leader, "sort"))):
+                     get.cell(NO_LOSS, "sort") if no_loss_trained
+                     else "is defined but not yet trained"))
+        if no_loss_trained and stats_mean(no_loss) > stats_mean(get(rnn.leader, "sort")):
             # A sixth referee: the control shown beside is higher still, though no rule
             # reads it.
             ours += " (shown beside, read by no rule, and higher than the ruled leader)"
@@ -508,10 +509,10 @@ def _location_aware_sort(f, get):
     claim = rule.Claim(stats.ACCURACY.min_effect, rule.ABOVE)
     others = [n for n in NAMES if n != "location_aware"]
     family = stats.LEVEL / len(others)
-    above = {o: rule.decide(get("location_aware", "sort"), get(o, "sort"), claim,
-                            stats.ACCURACY) for o in others}
-    ahead = {o: rule.decide(get(o, "sort"), get("location_aware", "sort"), claim,
-                            stats.ACCURACY, level=family) for o in others}
+    aware = get("location_aware", "sort")
+    above = {o: rule.decide(aware, get(o, "sort"), claim, stats.ACCURACY) for o in others}
+    ahead = {o: rule.decide(get(o, "sort"), aware, claim, stats.ACCURACY, level=family)
+             for o in others}
     beaten_by = [o for o, d in ahead.items() if d.verdict == rule.REPRODUCED]
     if rnn.leader == "location_aware":
         closest = min(above.values(), key=lambda d: d.interval.low if d.interval else -1)
@@ -525,12 +526,10 @@ def _location_aware_sort(f, get):
                  f"{ahead[rnn.leader].words()}; separated ahead of location_aware: "
                  f"{', '.join(beaten_by) or 'none'}")
         deciding = [ahead[rnn.leader]]
-    no_loss = get(NO_LOSS, "sort")
-    if no_loss and all(v is not None for v in no_loss):
+    if no_loss_trained:
         # The referee's other reading: the control beside would separate. It is named,
         # not ruled (no fresh seeds of it were trained).
-        beside = rule.decide(no_loss, get("location_aware", "sort"), claim, stats.ACCURACY,
-                             level=family)
+        beside = rule.decide(no_loss, aware, claim, stats.ACCURACY, level=family)
         ours += (f". Beside, read by no rule (a control, never trained on fresh seeds): "
                  f"the coverage model without its loss − location_aware at the same level "
                  f"{beside.words()}")
