@@ -1365,10 +1365,12 @@ def _implicit_record(results, solved_explicit=6.0, none_implicit=4.0, seeds=None
     _write_report(results, rows)
 
 
+# The gradients row is a check by construction (issue 73): its verdicts are "verified"
+# and "not verified", by the same rule.
 @pytest.mark.parametrize("solved_explicit, none_implicit, expected", [
-    (6.0, 4.0, ("holds", "holds")),
+    (6.0, 4.0, ("holds", "verified")),
     (1.5, 1.5, ("inconclusive", "inconclusive")),  # no larger than a random token's
-    (0.5, 0.5, ("does not hold", "does not hold")),  # smaller: separated the other way
+    (0.5, 0.5, ("does not hold", "not verified")),  # smaller: separated the other way
 ])
 def test_explicit_vs_implicit_verdicts_follow_the_drops(tmp_path, solved_explicit,
                                                         none_implicit, expected):
@@ -2039,3 +2041,12 @@ def test_luong_table4_says_when_every_seed_lies_one_side_but_the_test_cannot_sep
     assert "Every score-location seed is under every score-dot seed" in row.ours
     assert "degrees of freedom) keeps the test from separating them" in row.ours
     assert "two-sided p = 0.1" in row.ours
+
+
+def test_a_bootstrap_p_at_the_level_is_called_noise():
+    """Issue 73's ninth referee: a p within two Monte Carlo standard errors of 0.05 (the
+    page's 0.0496, the referee's 0.052) says which side it falls on is resampling noise."""
+    from experiments.lab.claims import luong_table4
+    assert "Monte Carlo" in luong_table4._knife_edge(0.0496)
+    assert "Monte Carlo" in luong_table4._knife_edge(0.052)
+    assert luong_table4._knife_edge(0.03) == "" and luong_table4._knife_edge(0.2) == ""

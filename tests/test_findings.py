@@ -55,6 +55,33 @@ def test_separated_needs_the_right_direction_and_a_test():
     assert findings.separated([0.9], [0.5, 0.6]) == (False, "under 2 seeds on a side: no test")
 
 
+def test_a_rows_one_rule_reading_is_named_where_it_differs_from_its_registered_one():
+    """Issue 73's ninth referee: an observation decided by Welch and Holm says what the
+    lab's one rule gives on the same contrasts, and says so where the two differ."""
+    far = findings.separations_one_rule([([0.9, 0.91, 0.92], [0.5, 0.52, 0.51], True)],
+                                        verdict="holds")
+    assert far.endswith("gives holds")
+    # Separated by Welch but the interval holds +0.02: the one rule withholds it.
+    near = findings.separations_one_rule(
+        [([0.530, 0.540, 0.550, 0.535, 0.545], [0.500, 0.510, 0.520, 0.505, 0.515], True)],
+        verdict="holds")
+    assert near.endswith("gives inconclusive, not the registered verdict")
+
+
+def test_a_rule_written_after_its_first_seeds_says_so_on_its_row():
+    """Issue 73's ninth referee: a claims module names the rows whose rules came after
+    their records (RULES_AFTER_FIRST_RUN), and the page says which seeds confirm them."""
+    import types
+    row = findings.Finding("k", "T", None, "0.9", "holds", "Welch")
+    module = types.SimpleNamespace(RULES_AFTER_FIRST_RUN={"k": "abc1234, 2026-11-24"})
+    said = findings._written_after(module, row, "rec").why
+    assert "written after its first seeds were recorded (abc1234, 2026-11-24" in said
+    assert "results/rec/README.md" in said and "confirmatory test" in said
+    module.NOT_REPLICATED = {"k": "costly"}
+    assert "it is not replicated" in findings._written_after(module, row, "rec").why
+    assert findings._written_after(types.SimpleNamespace(), row, "rec") is row
+
+
 def test_every_plot_the_findings_page_shows_is_committed():
     import re
     experiments = findings.ROOT / "experiments"

@@ -272,12 +272,34 @@ def separations_power(comparisons, metric: stats.Rule = stats.ACCURACY, results=
     effect on the ``higher`` side; rule.power_words), with ``also`` (more rule.Decisions
     the row needs) and, given ``results`` (its record), what deciding it costs."""
     from experiments.lab import rule
-    decisions = [rule.decide(a, b, rule.Claim(metric.min_effect if higher else
-                                              -metric.min_effect,
-                                              rule.ABOVE if higher else rule.BELOW), metric)
-                 for a, b, higher in comparisons] + list(also)
+    decisions = _one_rule_decisions(comparisons, metric) + list(also)
     return rule.power_words(decisions, rule.member_seconds(Path(results))
                             if results is not None else None)
+
+
+def _one_rule_decisions(comparisons, metric: stats.Rule) -> list:
+    """The lab's one rule on each (a, b, higher) comparison: d = a − b beyond the
+    metric's minimum effect on the ``higher`` side (rule.Decision each)."""
+    from experiments.lab import rule
+    return [rule.decide(a, b, rule.Claim(metric.min_effect if higher else -metric.min_effect,
+                                         rule.ABOVE if higher else rule.BELOW), metric)
+            for a, b, higher in comparisons]
+
+
+def separations_one_rule(comparisons, metric: stats.Rule = stats.ACCURACY,
+                         verdict: str | None = None) -> str:
+    """What the lab's one rule gives on a row decided by ``separated_holm`` on the same
+    (a, b, higher) comparisons, every one required (rule.all_of), in an observation's
+    words; ``verdict``: the registered one, named where they differ. The page's header
+    promises it on every row that keeps its own rule (a fresh referee found rows
+    without it, one whose fresh seeds the two read differently)."""
+    from experiments.lab import rule
+    again = {rule.REPRODUCED: "holds", rule.NOT_REPRODUCED: "does not hold",
+             rule.INCONCLUSIVE: "inconclusive"}[
+        rule.all_of(_one_rule_decisions(comparisons, metric))]
+    return (f". The lab's one decision rule on the same contrasts (each 95% interval beyond "
+            f"{metric.min_effect:g} on its side, all of them) gives {again}"
+            + ("" if verdict in (None, again) else ", not the registered verdict"))
 
 
 def separated_holm(comparisons, rule: stats.Rule = stats.ACCURACY
@@ -320,12 +342,29 @@ def collect() -> list[tuple[str, Finding]]:
     dropped = superseded(results)
     found = []
     for name, module in experiment_modules():
-        own = [f for f in module.findings(results / name)
+        own = [_written_after(module, f, name) for f in module.findings(results / name)
                if f.key not in dropped.get(name, ())]
         found += [(name, f) for f in with_replication(module, own,
                                                       results / f"{name}_replication",
                                                       results / name)]
     return found
+
+
+def _written_after(module, finding: Finding, record: str) -> Finding:
+    """The row, saying so where its rule was written after its first seeds were recorded
+    (the claims module's ``RULES_AFTER_FIRST_RUN``: {key: when}, from the record's
+    Decision log). A fresh referee (issue 73) found observations whose rules came after
+    their records without a word of it on the page."""
+    when = getattr(module, "RULES_AFTER_FIRST_RUN", {}).get(finding.key)
+    if not when:
+        return finding
+    confirmed_by = ("it is not replicated (the Replication line says why), so the row is "
+                    "exploratory" if finding.key in getattr(module, "NOT_REPLICATED", {})
+                    else "the first run is exploratory and the fresh seeds on the "
+                    "Replication line are its confirmatory test")
+    return dataclasses.replace(finding, why=(
+        f"{finding.why}. Its rule was written after its first seeds were recorded ({when}; "
+        f"results/{record}/README.md, Decision log): {confirmed_by}"))
 
 
 def config_differences(original: Path, replication: Path, adds=()) -> list[str]:

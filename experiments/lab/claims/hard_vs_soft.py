@@ -88,6 +88,11 @@ SOFT_HALF_RULE = (
     "not below soft with a mean within 0.05 of it; else inconclusive. Written before "
     "these members were trained, after the λ_r sweep was seen")
 
+# A rule written after the record it decides (results/hard_vs_soft/README.md, Decision
+# log); the page says so on the row (findings._written_after).
+RULES_AFTER_FIRST_RUN = {"per-token-reinforce-is-slower":
+                         "f1c705d, 2026-11-24 16:46, after the record of 2026-11-23, d315a31"}
+
 
 def findings(results):
     """Accuracy of Xu's estimator against soft; the noise of the gradients; two
@@ -307,7 +312,9 @@ def _per_token_speed(f, rows, results=None):
         "per-token REINFORCE's step to 0.99 (checked every 100 steps) later than soft's on "
         "copy and reverse by Welch's t (Holm over the 2) by at least one evaluation "
         "interval (stats.STEPS: minimum effect 100 steps): holds; not later on either: does "
-        "not hold; else inconclusive. Seeds that never reach 0.99 are left out of the means",
+        "not hold; else inconclusive. Seeds that never reach 0.99 are left out of the means"
+        + f.separations_one_rule([(step(t, OURS), step(t, SOFT), True) for t in TASKS],
+                                 stats.STEPS, verdict),
         "results/hard_vs_soft/plots/learning_curves_reverse.png",
         power=f.separations_power([(step(t, OURS), step(t, SOFT), True) for t in TASKS],
                                   stats.STEPS, results))

@@ -228,6 +228,10 @@ def _noise(f, results, cell, seconds):
     # A referee: the row never named its task.
     ours = (f"Measured on {TASK} (lengths 1-25, an RNN with additive attention, "
             f"{NUM_STEPS:,} steps), not on Xu et al.'s captioning. "
+            # A fresh referee (issue 73): capgen.py's draw differs from the one measured.
+            "The soft half is drawn per sequence (the paper's wording); capgen.py draws "
+            "one per minibatch, whose estimator's variance also carries the two "
+            "objectives' mean difference, so this measures the per-sequence estimator. "
             f"B = 16 arm, {PER_ARM} seeds, per seed the mean over steps 500-{NUM_STEPS} of "
             f"log(SNR soft half / SNR all sampled) at the same points: {cell(equal_norm)} "
             f"against log 1.25 = {VARIANCE_THRESHOLD:.3f}: {decision.words()}. Beside, read "

@@ -12,6 +12,13 @@ from experiments.transformer_scores import (  # noqa: F401
 SEEN = column("seq_acc", length_range(1, 25))
 SEEN_AUC = auc(SEEN)
 
+# Rules written after the record they decide (results/transformer_scores/README.md,
+# Decision log); the page says so on each row (findings._written_after).
+RULES_AFTER_FIRST_RUN = {
+    key: "433d059, 2026-11-24 16:24, after the 5-seed record of 14:41, 3da87d5"
+    for key in ("transformer-additive-fits-faster-at-a-cost", "transformer-unscaled-dot-trails")}
+
+
 def findings(results):
     """The claims (docs/models.md) about the Transformer's scores on reverse, as observations
     (no paper states them): additive's larger area under the learning curve and its
@@ -43,6 +50,11 @@ def findings(results):
     reached = lambda name: sum(v is not None for v in f.column(  # noqa: E731
         rows, "step_to_0.99", setting=f"score-{name}"))
     plot = "results/transformer_scores/plots/learning_curves.png"
+    fits_faster = ("holds" if faster and ratio > 2 else
+                   "does not hold" if stats.finite(auc["additive"]).mean()
+                   <= stats.finite(auc["scaled_dot"]).mean() else "inconclusive")
+    dot_trails = ("holds" if trails else "does not hold" if stats.finite(final["dot"]).mean()
+                  >= stats.finite(final["scaled_dot"]).mean() else "inconclusive")
     return [
         f.Finding(
             *keys[0], None,
@@ -52,12 +64,11 @@ def findings(results):
             f"against {seconds['scaled_dot']:,.0f} s (×{ratio:.1f}; one cohort each, on one "
             "core of this project's 2-core CPU while the other trained: no interval, and the "
             "ratio moves with cohort size and load)",
-            "holds" if faster and ratio > 2 else
-            "does not hold" if stats.finite(auc["additive"]).mean()
-            <= stats.finite(auc["scaled_dot"]).mean() else "inconclusive",
+            fits_faster,
             "additive's area above scaled_dot's by Welch's t (Holm over this experiment's 2 "
             "tests) and its cohort more than twice as long: holds; its mean area not above: "
-            "does not hold; else inconclusive", plot,
+            "does not hold; else inconclusive" + f.separations_one_rule(
+                [(auc["additive"], auc["scaled_dot"], True)], verdict=fits_faster), plot,
             power=f.separations_power([(auc["additive"], auc["scaled_dot"], True)],
                                       results=results)),
         f.Finding(
@@ -66,11 +77,11 @@ def findings(results):
             f"{cell(final['scaled_dot'])} ({trails_test}); seeds reaching 0.99 (descriptive, "
             f"beside the rule): dot {reached('dot')} of {len(SEEDS)}, scaled_dot "
             f"{reached('scaled_dot')} of {len(SEEDS)}",
-            "holds" if trails else "does not hold" if stats.finite(final["dot"]).mean()
-            >= stats.finite(final["scaled_dot"]).mean() else "inconclusive",
+            dot_trails,
             "dot below scaled_dot by Welch's t (Holm over 2): holds; its mean not below: "
             "does not hold; else inconclusive. That the cause is the unscaled scores' "
-            "spread is tested in score_scaling, not here", plot,
+            "spread is tested in score_scaling, not here" + f.separations_one_rule(
+                [(final["dot"], final["scaled_dot"], False)], verdict=dot_trails), plot,
             power=f.separations_power([(final["dot"], final["scaled_dot"], False)],
                                       results=results)),
     ]

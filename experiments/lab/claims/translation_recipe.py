@@ -16,6 +16,13 @@ REPLICATION_READS = {"luong_table4": "luong_table4.py:replicate",
                      "explicit_vs_implicit_translation":
                          "explicit_vs_implicit.py:task=translation,replicate"}
 
+# A rule written after one of the two records it reads (results/translation_recipe/
+# README.md, Decision log); the page says so on the row (findings._written_after).
+RULES_AFTER_FIRST_RUN = {"tuned-translation-default":
+                         "c806456, 2026-11-24 23:12: after one side it reads, "
+                         "explicit_vs_implicit's translation members (05:59, 6a88aa7), and "
+                         "before the other, luong_table4's additive cohort"}
+
 
 def findings(results):
     """The tuned default against the first one: test BLEU over seeds (Welch's t decides)
