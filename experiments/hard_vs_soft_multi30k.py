@@ -56,9 +56,9 @@ direction; inconclusive otherwise.
 
 Cost: not yet complete. Recorded so far, training wall time summed as the record's
 summary.md states it (cpu: one of this project's 2-core CPUs):
-results/hard_vs_soft_multi30k/: 28 members, 79,331 s (cpu). That is 35-60 minutes of one
-core a member at 8,000 steps and 72-80 at 16,000; the budget gate's last 2 seeds, the
-control and the replication add 17 members.
+results/hard_vs_soft_multi30k/: 30 members, 88,535 s (cpu). That is 35-60 minutes of one
+core a member at 8,000 steps and 72-80 at 16,000; the control and the replication add 15
+members.
 
 Result: results/hard_vs_soft_multi30k/summary.md once recorded.
 """
