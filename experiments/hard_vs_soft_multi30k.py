@@ -60,7 +60,9 @@ results/hard_vs_soft_multi30k/: 30 members, 88,535 s (cpu). That is 35-60 minute
 core a member at 8,000 steps and 72-80 at 16,000; the control and the replication add 15
 members.
 
-Result: results/hard_vs_soft_multi30k/summary.md once recorded.
+Result: results/hard_vs_soft_multi30k/summary.md. Not reproduced (2026-12-07, every
+gate in): Xu's estimator − soft d = -5.07 [-6.03, -4.11] cased test BLEU at 8,000 steps
+and -1.21 [-1.95, -0.48] at 16,000; the replication on seeds 446-451 is pending.
 """
 
 from attention_research.metric_names import final_key

@@ -124,7 +124,11 @@ def test_a_not_reproduced_must_survive_the_longer_budget(tmp_path, hm):
     assert "On Multi30k De→En translation (a transfer of Xu's captioning claim" in row.why
     # Amendment (e)'s words, and "lower" only because the interval lies below 0.
     assert "does not beat soft additive attention by 0.5 cased test BLEU" in row.why
-    assert "lower than soft's, in this regime only" in row.why
+    assert "lower than soft's at 8,000 and 16,000 steps, in this regime only" in row.why
+    # An audit as Xu: the words name both weights and both budgets, and the seeds' floor.
+    assert "λ_r = 1.6, λ_e = 0.032 does not beat" in row.why
+    assert "with twice the steps (16,000, soft at 8,000) d = " in row.why
+    assert "an exact test on the seeds' labels, 6 against 6, cannot go below p" in row.ours
     assert "two ways of training one soft decoder" in row.why
     # At 16,000 steps the estimator overtakes soft: the budget decides.
     other = tmp_path / "other" / FIRST
