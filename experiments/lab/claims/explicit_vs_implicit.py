@@ -126,7 +126,8 @@ def _translation_findings(results):
             continue
         pairs = [(f.column(rows, TRANSLATION_DROP.format(first), setting=s),
                   f.column(rows, TRANSLATION_DROP.format(second), setting=s)) for s in settings]
-        answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
+        comparisons = [(a, b, True) for a, b in pairs]
+        answers = f.separated_holm(comparisons, DROP_RULE)
         reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)
         ours = (f"test_2016_flickr, {len(SEEDS)} seeds each; {MEASURED}: " + "; ".join(
             f"{short[s]} (cased test BLEU {cell(f.column(rows, TEST_BLEU, setting=s), 2)}, τ "
@@ -137,10 +138,9 @@ def _translation_findings(results):
         verdict = _verdict(answers, reversed_answers)
         # In the row's numbers, so that its fresh seeds' line shows it too (a fresh
         # referee: on them the registered rule and the one rule disagreed, unshown).
-        ours += f.separations_one_rule([(a, b, True) for a, b in pairs], DROP_RULE, verdict)
+        ours += f.separations_one_rule(comparisons, DROP_RULE, verdict)
         out.append(f.Finding(key, _CLAIMS[key], None, ours, verdict, _rule(how),
-                             power=f.separations_power([(a, b, True) for a, b in pairs],
-                                                       DROP_RULE, results)))
+                             power=f.separations_power(comparisons, DROP_RULE, results)))
     return out
 
 
@@ -272,7 +272,8 @@ def _weights_faithful(f, rows, settings):
     solved = [s for s in settings if s.rsplit("_task-", 1)[0] not in (_POINTER, _NONE)
               and stats.finite(f.column(rows, SEEN, setting=s)).mean() >= SOLVED]
     pairs = [_drops(f, rows, s, "explicit", "random") for s in solved]
-    answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
+    comparisons = [(a, b, True) for a, b in pairs]
+    answers = f.separated_holm(comparisons, DROP_RULE)
     reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)
     held = sum(separated for separated, _ in answers)
     gaps = [stats.finite(a).mean() - stats.finite(b).mean() for a, b in pairs]
@@ -297,13 +298,14 @@ def _weights_faithful(f, rows, settings):
         "zeroed against a random token's, Holm-corrected over the settings at 5%; holds "
         "if every one is separated with the weights' token costing more, does not hold "
         "if any is separated the other way"
-        + f.separations_one_rule([(a, b, True) for a, b in pairs], DROP_RULE, verdict))
+        + f.separations_one_rule(comparisons, DROP_RULE, verdict))
 
 
 def _gradients_without_attention(f, rows):
     from attention_research.reports import stats
     pairs = [_drops(f, rows, f"{_NONE}_task-{task}", "implicit", "random") for task in TASKS]
-    answers = f.separated_holm([(a, b, True) for a, b in pairs], DROP_RULE)
+    comparisons = [(a, b, True) for a, b in pairs]
+    answers = f.separated_holm(comparisons, DROP_RULE)
     reversed_answers = f.separated_holm([(a, b, False) for a, b in pairs], DROP_RULE)
     cell = lambda values: stats.t_interval(values).cell()  # noqa: E731
     ours = "`none`, 3 seeds: " + "; ".join(
@@ -323,8 +325,7 @@ def _gradients_without_attention(f, rows):
         "per task, Welch's t of the drop when the implicit map's argmax token is zeroed "
         "against a random token's, Holm-corrected over the 3 tasks at 5%; holds (verified) "
         "if all three are separated, does not hold (not verified) if any is separated the "
-        "other way" + f.separations_one_rule([(a, b, True) for a, b in pairs], DROP_RULE,
-                                              verdict),
+        "other way" + f.separations_one_rule(comparisons, DROP_RULE, verdict),
         construction=(
             "integrated gradients' baseline is the zero embedding the ablation puts in a "
             "token's place, so the map's top token is chosen in part for what zeroing it "
