@@ -58,14 +58,15 @@ def test_separated_needs_the_right_direction_and_a_test():
 def test_a_rows_one_rule_reading_is_named_where_it_differs_from_its_registered_one():
     """Issue 73's ninth referee: an observation decided by Welch and Holm says what the
     lab's one rule gives on the same contrasts, and says so where the two differ."""
-    far = findings.separations_one_rule([([0.9, 0.91, 0.92], [0.5, 0.52, 0.51], True)],
-                                        verdict="holds")
-    assert far.endswith("gives holds")
+    far, power = findings.one_rule_reading(
+        [([0.9, 0.91, 0.92], [0.5, 0.52, 0.51], True)], verdict="holds")
+    assert far.endswith("gives holds") and str(power).startswith("detects ")
     # Separated by Welch but the interval holds +0.02: the one rule withholds it.
-    near = findings.separations_one_rule(
+    near, power = findings.one_rule_reading(
         [([0.530, 0.540, 0.550, 0.535, 0.545], [0.500, 0.510, 0.520, 0.505, 0.515], True)],
         verdict="holds")
     assert near.endswith("gives inconclusive, not the registered verdict")
+    assert "seeds an arm decide" in str(power)  # and its power cell says what would
 
 
 def test_a_rule_written_after_its_first_seeds_says_so_on_its_row():
@@ -273,6 +274,14 @@ def test_one_finding_may_read_its_fresh_seeds_from_another_record(tmp_path):
     found, = findings.with_replication(module, module.findings(tmp_path / "x"),
                                        tmp_path / "x_replication", tmp_path / "x")
     assert found.replicated == "yes" and found.replication_records == ("other_replication",)
+    # An inconclusive row whose fresh seeds ran anyway links the record that holds them
+    # too (a tenth referee found one linking the experiment's own replication).
+    module.findings = lambda folder: [findings.Finding("claim", "A claim", None, "5 seeds",
+                                                       "inconclusive", "a test")]
+    found, = findings.with_replication(module, module.findings(tmp_path / "x"),
+                                       tmp_path / "x_replication", tmp_path / "x")
+    assert found.replicated.startswith("ran: ")
+    assert found.replication_records == ("other_replication",)
     module.findings = lambda folder: [findings.pending("claim", "A claim", None, "0 of 3")]
     found, = findings.with_replication(module, [findings.Finding(
         "claim", "A claim", None, "5 seeds", "holds", "a test")], tmp_path / "x_replication")
@@ -280,16 +289,20 @@ def test_one_finding_may_read_its_fresh_seeds_from_another_record(tmp_path):
         found.replication)
 
 
-def test_every_undecided_row_of_the_committed_page_says_what_would_decide_it():
+def test_every_row_of_the_committed_page_says_what_its_design_detects():
     """Issue 73, item 4, for the observations too (a fresh referee found their table had
-    no power column): every inconclusive row of either table has a power cell."""
+    no power column): every inconclusive row of either table has a power cell, and (a
+    tenth referee found decided observations without one) so has every decided row."""
     page = (findings.ROOT / "experiments" / "FINDINGS.md").read_text()
-    for table in ("| finding | paper | verdict | replicated | power (80%) |",
-                  "| observation | verdict | replicated | power (80%) |"):
+    tables = ("| finding | paper | verdict | replicated | power (80%) |",
+              "| observation | verdict | replicated | power (80%) |")
+    for table in tables:
         assert table in page, table
-    undecided = [line for line in page.splitlines()
-                 if line.startswith("| [") and "| **inconclusive**" in line]
-    assert undecided
-    for line in undecided:
+    rows = [line for table in tables
+            for line in page.split(table)[1].split("\n\n")[0].splitlines()
+            if line.startswith("| [") and "| **pending**" not in line]
+    assert any("| **inconclusive**" in line for line in rows)
+    assert any("| **holds**" in line for line in rows)
+    for line in rows:
         assert not line.rstrip().endswith("| — |"), line
 

@@ -130,6 +130,9 @@ def test_a_not_reproduced_must_survive_the_longer_budget(tmp_path, hm):
     assert "with twice the steps (16,000, soft at 8,000) d = " in row.why
     assert "an exact test on the seeds' labels, 6 against 6, cannot go below p" in row.ours
     assert "two ways of training one soft decoder" in row.why
+    # A tenth referee: what the replication cannot confirm, and the control's absence.
+    assert "so what the 16,000-step gate decides rests on seeds 440-445 alone" in row.why
+    assert "(λ_r = 0) (seeds 440, 441, 442) is not recorded yet" in row.ours
     # At 16,000 steps the estimator overtakes soft: the budget decides.
     other = tmp_path / "other" / FIRST
     _record(other, {"soft": 1, "hard": 3, "unclipped": 3, "hard 16k": 0, "hard 64": 3})
@@ -247,3 +250,24 @@ def test_the_replication_is_decided_by_the_same_code_on_its_own_seeds(tmp_path, 
     assert row.verdict == "reproduced" and "the first seeds'" in row.ours
     # As the page reads it: its SEEDS swapped for the project's, the file's seeds kept.
     assert findings.replicate_findings(hm, again)[hm.KEY].verdict == "reproduced"
+
+
+@pytest.mark.parametrize("fresh, verdict, word", [
+    ({"soft": 0, "hard": 2}, "not reproduced", "yes"),
+    (AHEAD, "inconclusive", "contradicted"),
+    (SPREAD, "inconclusive", "not confirmed"),
+])
+def test_a_not_reproduced_stands_only_if_the_fresh_seeds_repeat_it(tmp_path, hm, fresh,
+                                                                    verdict, word):
+    """A tenth referee: the replication is decided apart (never pooled), and fresh seeds
+    that give the other verdict, or none, leave the row inconclusive."""
+    from experiments.lab import findings
+    record = tmp_path / FIRST
+    _record(record, {"soft": 0, "hard": 2, "unclipped": 2, "hard 16k": 2, "hard 64": 2})
+    own = hm.findings(record)
+    assert own[0].verdict == "not reproduced"
+    again = tmp_path / f"{FIRST}_replication"
+    _record(again, fresh, seeds=hm.REPLICATION_SEEDS)
+    row, = findings.with_replication(hm, own, again, record)
+    assert (row.verdict, row.replicated) == (verdict, word), row.replication
+    assert "seeds 446–451" in row.replication

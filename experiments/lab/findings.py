@@ -265,16 +265,26 @@ def separated(a, b, higher: bool = True, rule: stats.Rule = stats.ACCURACY
     return (found.above if higher else found.below), found.words()
 
 
-def separations_power(comparisons, metric: stats.Rule = stats.ACCURACY, results=None,
-                      also=()) -> str:
-    """The power cell of a row decided by ``separated`` or ``separated_holm`` on (a, b,
-    higher) comparisons, as the lab's one rule reads each (d beyond the metric's minimum
-    effect on the ``higher`` side; rule.power_words), with ``also`` (more rule.Decisions
-    the row needs) and, given ``results`` (its record), what deciding it costs."""
+def one_rule_reading(comparisons, metric: stats.Rule = stats.ACCURACY,
+                     verdict: str | None = None, results=None, also=()) -> tuple:
+    """The lab's one rule on a row decided by its own registered test (``separated`` or
+    ``separated_holm``) on the same (a, b, higher) comparisons: each d = a − b beyond the
+    metric's minimum effect on the ``higher`` side, every one required (rule.all_of).
+    Returns (its words for the row, naming ``verdict``, the registered one, where they
+    differ; the power cell: rule.power_words over these and ``also``, more
+    rule.Decisions the row needs, with what deciding it costs given ``results``, its
+    record). The page's header promises both on every row that keeps its own rule (a
+    fresh referee found rows without the reading; a tenth, decided rows without power)."""
     from experiments.lab import rule
-    decisions = _one_rule_decisions(comparisons, metric) + list(also)
-    return rule.power_words(decisions, rule.member_seconds(Path(results))
-                            if results is not None else None)
+    decisions = _one_rule_decisions(comparisons, metric)
+    again = {rule.REPRODUCED: "holds", rule.NOT_REPRODUCED: "does not hold",
+             rule.INCONCLUSIVE: "inconclusive"}[rule.all_of(decisions)]
+    words = (f". The lab's one decision rule on the same contrasts (each 95% interval beyond "
+             f"{metric.min_effect:g} on its side, all of them) gives {again}"
+             + ("" if verdict in (None, again) else ", not the registered verdict"))
+    power = rule.power_words(decisions + list(also), rule.member_seconds(Path(results))
+                             if results is not None else None)
+    return words, power
 
 
 def _one_rule_decisions(comparisons, metric: stats.Rule) -> list:
@@ -284,22 +294,6 @@ def _one_rule_decisions(comparisons, metric: stats.Rule) -> list:
     return [rule.decide(a, b, rule.Claim(metric.min_effect if higher else -metric.min_effect,
                                          rule.ABOVE if higher else rule.BELOW), metric)
             for a, b, higher in comparisons]
-
-
-def separations_one_rule(comparisons, metric: stats.Rule = stats.ACCURACY,
-                         verdict: str | None = None) -> str:
-    """What the lab's one rule gives on a row decided by ``separated_holm`` on the same
-    (a, b, higher) comparisons, every one required (rule.all_of), in an observation's
-    words; ``verdict``: the registered one, named where they differ. The page's header
-    promises it on every row that keeps its own rule (a fresh referee found rows
-    without it, one whose fresh seeds the two read differently)."""
-    from experiments.lab import rule
-    again = {rule.REPRODUCED: "holds", rule.NOT_REPRODUCED: "does not hold",
-             rule.INCONCLUSIVE: "inconclusive"}[
-        rule.all_of(_one_rule_decisions(comparisons, metric))]
-    return (f". The lab's one decision rule on the same contrasts (each 95% interval beyond "
-            f"{metric.min_effect:g} on its side, all of them) gives {again}"
-            + ("" if verdict in (None, again) else ", not the registered verdict"))
 
 
 def separated_holm(comparisons, rule: stats.Rule = stats.ACCURACY
@@ -478,6 +472,8 @@ def with_replication(module, own: list[Finding], folder: Path,
             out.append(finding)  # a check on random draws: a redraw replicates nothing
             continue
         both_ways = finding.key in getattr(module, "SEPARATES_BOTH_WAYS", ())
+        # Where this row's fresh seeds are recorded (the page links them).
+        records = tuple(f"{r}_replication" for r in sources(finding.key)) or (folder.name,)
         if not (finding.verdict in REPLICABLE or both_ways and finding.verdict in CONTRARY):
             again = fresh.get(finding.key)
             if again and again.verdict != "pending" and not differing_for(finding.key):
@@ -490,8 +486,11 @@ def with_replication(module, own: list[Finding], folder: Path,
                         f"{finding.verdict} is not replicated here (no test separated it "
                         "the other way)")
                 contradicted = again.verdict == OPPOSITE.get(finding.verdict)
+                # A tenth referee: the row linked the experiment's own replication,
+                # not the record that holds its fresh seeds.
                 finding = dataclasses.replace(
-                    finding, replicated=f"ran: {again.verdict}", replication=(
+                    finding, replicated=f"ran: {again.verdict}", replication_records=records,
+                    replication=(
                         f"{what}; on {seeds}, trained anyway with the first run's config, "
                         f"the same rule gives {again.verdict}: {again.ours}"
                         + (f"; contradicted, so the first seeds' {finding.verdict} falls to "
@@ -502,7 +501,6 @@ def with_replication(module, own: list[Finding], folder: Path,
         again = fresh.get(finding.key)
         verdict = finding.verdict
         differing, command = differing_for(finding.key), command_for(finding.key)  # this row's
-        records = tuple(f"{r}_replication" for r in sources(finding.key)) or (folder.name,)
         if finding.key in costly:
             # A fresh referee: no fresh seeds have tested it, so it is not confirmed.
             text, word = (f"not replicated (cost: {costly[finding.key]}); until fresh seeds "

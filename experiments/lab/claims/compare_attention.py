@@ -384,15 +384,14 @@ def _dot_fits_fastest(f, get):
                                   for o, t in pairs])
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if any(s for s, _ in reversed_) else "inconclusive")
+    one_rule, power = f.one_rule_reading(
+        [(get("dot", t, EARLY), get(o, t, EARLY), True) for o, t in pairs],
+        verdict=verdict, results=get.results)
     return dataclasses.replace(_finding(
         f, "dot-fits-fastest", ours, verdict,
         "dot above each of general, cosine and additive at step 500 on copy and reverse by "
         "Welch's t (Holm over the 6): holds; one of them above dot by the same test: does "
-        "not hold; else inconclusive" + f.separations_one_rule(
-            [(get("dot", t, EARLY), get(o, t, EARLY), True) for o, t in pairs],
-            verdict=verdict)),
-        power=f.separations_power([(get("dot", t, EARLY), get(o, t, EARLY), True)
-                                   for o, t in pairs], results=get.results))
+        "not hold; else inconclusive" + one_rule), power=power)
 
 
 def _scaled_dot_in_the_rnn(f, get):
@@ -407,14 +406,15 @@ def _scaled_dot_in_the_rnn(f, get):
         for i, t in enumerate(("copy", "reverse"))) + " (seq acc 1–25 at step 1500)"
     verdict = ("holds" if all(s for s, _ in tests)
                else "does not hold" if not any(s for s, _ in tests) else "inconclusive")
-    return _finding(f, "scaled-dot-blurs-in-the-rnn", ours, verdict,
-                    "dot above one-head scaled_dot on copy and reverse by Welch's t (Holm "
-                    "over 2): holds; on neither: does not hold; else inconclusive. Why "
-                    "(tanh-bounded states, so qᵀk/√d stays small and the weights blurred) is "
-                    "a hypothesis this sweep does not test" + f.separations_one_rule(
-                        [(get("dot", t), get("scaled_dot", t), True)
-                         for t in ("copy", "reverse")], verdict=verdict),
-                    PLOT.format(task="reverse"))
+    one_rule, power = f.one_rule_reading(
+        [(get("dot", t), get("scaled_dot", t), True) for t in ("copy", "reverse")],
+        verdict=verdict, results=get.results)
+    return dataclasses.replace(_finding(
+        f, "scaled-dot-blurs-in-the-rnn", ours, verdict,
+        "dot above one-head scaled_dot on copy and reverse by Welch's t (Holm over 2): "
+        "holds; on neither: does not hold; else inconclusive. Why (tanh-bounded states, so "
+        "qᵀk/√d stays small and the weights blurred) is a hypothesis this sweep does not "
+        "test" + one_rule, PLOT.format(task="reverse")), power=power)
 
 
 def _location(f, get):
@@ -456,14 +456,16 @@ def _local_p_sort(f, get):
     equal = _within_margin(stats.difference_interval(get("local_p", "sort"),
                                                      get("additive", "sort")))
     verdict = "holds" if test[0] else "does not hold" if equal else "inconclusive"
-    return _finding(f, "local-p-fails-sort", ours, verdict,
-                    "local_p below global additive on sort by Welch's t: holds; the 95% "
-                    f"interval of the difference inside ±{MARGIN} (the refuting outcome, "
-                    "added after an audit found none, issue 35): does not hold; else "
-                    "inconclusive. Why (a wrong p_t hides everything beyond ±D) is a "
-                    "hypothesis" + f.separations_one_rule(
-                        [(get("local_p", "sort"), get("additive", "sort"), False)],
-                        verdict=verdict), PLOT.format(task="sort"))
+    one_rule, power = f.one_rule_reading(
+        [(get("local_p", "sort"), get("additive", "sort"), False)], verdict=verdict,
+        results=get.results)
+    return dataclasses.replace(_finding(
+        f, "local-p-fails-sort", ours, verdict,
+        "local_p below global additive on sort by Welch's t: holds; the 95% interval of the "
+        f"difference inside ±{MARGIN} (the refuting outcome, added after an audit found "
+        "none, issue 35): does not hold; else inconclusive. Why (a wrong p_t hides "
+        "everything beyond ±D) is a hypothesis" + one_rule, PLOT.format(task="sort")),
+        power=power)
 
 
 def _pointer_limits(f, get):
@@ -487,8 +489,8 @@ def _pointer_limits(f, get):
         "the pointer-generator's 95% interval on 26–50 below 0.5 on copy and reverse, and "
         "below additive on sort by Welch's t: holds; neither: does not hold; else "
         "inconclusive", PLOT.format(task="sort")),
-        power=f.separations_power([(get("pointer_generator", "sort"), get("additive", "sort"),
-                                    False)], results=get.results, also=levels))
+        power=f.one_rule_reading([(get("pointer_generator", "sort"), get("additive", "sort"),
+                                   False)], results=get.results, also=levels)[1])
 
 
 def _location_aware_sort(f, get):
@@ -593,9 +595,9 @@ def _cosine_unseen(f, get):
         "(its 95% interval beyond +0.02, Bonferroni over the 6; revised after a referee, "
         "issue 73, from 'another's mean higher'): does not hold; else inconclusive",
         PLOT.format(task="reverse")),
-        power=f.separations_power([(get("cosine", t, UNSEEN), get(o, t, UNSEEN), True)
-                                   for t in ("copy", "reverse") for o in content],
-                                  results=get.results))
+        power=f.one_rule_reading([(get("cosine", t, UNSEEN), get(o, t, UNSEEN), True)
+                                  for t in ("copy", "reverse") for o in content],
+                                 results=get.results)[1])
 
 
 def stats_mean(values) -> float:

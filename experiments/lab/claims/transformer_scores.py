@@ -55,6 +55,10 @@ def findings(results):
                    <= stats.finite(auc["scaled_dot"]).mean() else "inconclusive")
     dot_trails = ("holds" if trails else "does not hold" if stats.finite(final["dot"]).mean()
                   >= stats.finite(final["scaled_dot"]).mean() else "inconclusive")
+    faster_rule = f.one_rule_reading([(auc["additive"], auc["scaled_dot"], True)],
+                                     verdict=fits_faster, results=results)
+    trails_rule = f.one_rule_reading([(final["dot"], final["scaled_dot"], False)],
+                                     verdict=dot_trails, results=results)
     return [
         f.Finding(
             *keys[0], None,
@@ -67,10 +71,7 @@ def findings(results):
             fits_faster,
             "additive's area above scaled_dot's by Welch's t (Holm over this experiment's 2 "
             "tests) and its cohort more than twice as long: holds; its mean area not above: "
-            "does not hold; else inconclusive" + f.separations_one_rule(
-                [(auc["additive"], auc["scaled_dot"], True)], verdict=fits_faster), plot,
-            power=f.separations_power([(auc["additive"], auc["scaled_dot"], True)],
-                                      results=results)),
+            "does not hold; else inconclusive" + faster_rule[0], plot, power=faster_rule[1]),
         f.Finding(
             *keys[1], None,
             f"seq acc 1-25 at step 1500: dot {cell(final['dot'])} against scaled_dot "
@@ -80,8 +81,6 @@ def findings(results):
             dot_trails,
             "dot below scaled_dot by Welch's t (Holm over 2): holds; its mean not below: "
             "does not hold; else inconclusive. That the cause is the unscaled scores' "
-            "spread is tested in score_scaling, not here" + f.separations_one_rule(
-                [(final["dot"], final["scaled_dot"], False)], verdict=dot_trails), plot,
-            power=f.separations_power([(final["dot"], final["scaled_dot"], False)],
-                                      results=results)),
+            "spread is tested in score_scaling, not here" + trails_rule[0], plot,
+            power=trails_rule[1]),
     ]

@@ -76,10 +76,10 @@ def findings(results):
             f"[{test['low']:+.2f}, {test['high']:+.2f}], {p}")
     # A fresh referee: the lab's one rule on the same seeds, beside the registered test.
     from experiments.lab import rule
+    one_rule = rule.decide(tuned, first, rule.Claim(stats.BLEU.min_effect, rule.ABOVE),
+                           stats.BLEU)
     ours += (". By the lab's one rule (tuned − first beyond +"
-             f"{stats.BLEU.min_effect:g} BLEU): "
-             + rule.decide(tuned, first, rule.Claim(stats.BLEU.min_effect, rule.ABOVE),
-                           stats.BLEU).words())
+             f"{stats.BLEU.min_effect:g} BLEU): " + one_rule.words())
     return [f.Finding(
         key, title, None, ours,
         "holds" if better else "does not hold" if worse else "inconclusive",
@@ -91,7 +91,9 @@ def findings(results):
         + _where_the_gain_is(results.parent / "translation_recipe")
         + " BLEU on ding_de_en is low (dictionary example sentences, one reference): the "
           "claim is relative, and chrF agrees",
-        records=(f"{TUNED_DEFAULT[0]}{suffix}", f"{FIRST_DEFAULT[0]}{suffix}"))]
+        records=(f"{TUNED_DEFAULT[0]}{suffix}", f"{FIRST_DEFAULT[0]}{suffix}"),
+        # A tenth referee: a decided row's power cell, as every other row's.
+        power=rule.power_words([one_rule], rule.member_seconds(tuned_at[0])))]
 
 
 def _where_the_gain_is(record) -> str:
