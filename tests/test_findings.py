@@ -46,6 +46,10 @@ def test_a_check_by_construction_is_counted_apart_from_the_findings():
     head, checks = page.split("## Checks by construction")
     assert "1 reproduced" in head and "[Scores spread as √d]" not in head
     assert "1 verified" in checks and "**By construction:** unit draws" in checks
+    # A rule's verdict, a finding's or an observation's, in a check's words.
+    assert [findings.as_check(v) for v in ("reproduced", "holds", "not reproduced",
+                                           "does not hold", "inconclusive", "pending")] == [
+        "verified", "verified", "not verified", "not verified", "inconclusive", "pending"]
 
 
 def test_separated_needs_the_right_direction_and_a_test():

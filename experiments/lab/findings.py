@@ -75,11 +75,21 @@ REPLICABLE = ("reproduced", "holds", "verified")  # the verdicts a replication m
 OPPOSITE = {"reproduced": "not reproduced", "holds": "does not hold",
             "not reproduced": "reproduced", "does not hold": "holds",
             "verified": "not verified", "not verified": "verified"}
+
+
 # A contrary verdict is replicated too where the experiment's test reached it by
 # separating the claim the other way (``SEPARATES_BOTH_WAYS``: those findings' keys): a
 # claim a test found false is a positive finding as well. Not every rule's contrary
 # verdict is a test's (some name the highest mean), so each experiment says which are.
 CONTRARY = tuple(OPPOSITE[verdict] for verdict in REPLICABLE)
+
+
+def as_check(verdict: str) -> str:
+    """A rule's verdict, a finding's or an observation's, in a check's words
+    (CHECK_VERDICTS): what it verifies is read 'verified', what it refutes 'not
+    verified'; 'inconclusive' and 'pending' stay."""
+    return {"reproduced": "verified", "holds": "verified", "not reproduced": "not verified",
+            "does not hold": "not verified"}.get(verdict, verdict)
 
 
 @dataclass(frozen=True)

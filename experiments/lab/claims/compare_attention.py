@@ -146,8 +146,7 @@ def _within_margin(difference) -> bool:
 def _finding(f, key, ours, verdict, why, plot=None, construction=""):
     title, paper = _CLAIMS[key]
     if construction:  # a check: its rule's "reproduced" reads "verified"
-        verdict = {"reproduced": "verified", "not reproduced": "not verified"}.get(
-            verdict, verdict)
+        verdict = f.as_check(verdict)
     return f.Finding(key, title, paper, ours, verdict, why, plot,
                      construction=construction)
 

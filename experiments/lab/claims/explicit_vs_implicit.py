@@ -322,7 +322,7 @@ def _gradients_without_attention(f, rows):
     return f.Finding(
         "gradients-find-the-token-without-attention",
         _CLAIMS["gradients-find-the-token-without-attention"], None, ours,
-        {"holds": "verified", "does not hold": "not verified"}.get(verdict, verdict),
+        f.as_check(verdict),
         "per task, Welch's t of the drop when the implicit map's argmax token is zeroed "
         "against a random token's, Holm-corrected over the 3 tasks at 5%; holds (verified) "
         "if all three are separated, does not hold (not verified) if any is separated the "
