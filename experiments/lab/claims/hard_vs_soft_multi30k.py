@@ -257,23 +257,25 @@ def _attention(results, arms) -> str:
             "the selected parameters: " + "; ".join(parts))
 
 
-def _gate(results, arm: str, verdict: str) -> tuple[str, str]:
-    """(how the gate ``arm`` against soft stands: 'same', 'differs' or 'missing', and
-    its words). A gate that gives another verdict than the ruled arms' withholds it."""
+def _gate(results, arm: str, verdict: str) -> tuple[str, str, _Contrast | None]:
+    """(how the gate ``arm`` against soft stands: 'same', 'differs' or 'missing', its
+    words, and its contrast where recorded). A gate that gives another verdict than the
+    ruled arms' withholds it."""
     recorded, unscored = len(_recorded(results, arm)), _unscored(results, (arm,))
     if recorded < PER_ARM or unscored:
         return "missing", (f"{WORDS[arm]} is not recorded yet ({recorded} of {PER_ARM} "
                            "seeds" + (f"; unscored: {', '.join(unscored)}" if unscored
-                                      else "") + ")")
+                                      else "") + ")"), None
     gate = _Contrast(results, arm)
     if gate.verdict == verdict:
-        return "same", f"{gate.words()}: the same verdict"
-    return "differs", f"{gate.words()}: it gives {gate.verdict} where the ruled arms give {verdict}"
+        return "same", f"{gate.words()}: the same verdict", gate
+    return ("differs", f"{gate.words()}: it gives {gate.verdict} where the ruled arms give "
+            f"{verdict}", gate)
 
 
-def _gated(results, ruled: str) -> tuple[str, list[str]]:
-    """The verdict after the amendments' gates on the ruled arms' ``ruled``, and a note
-    on each gate. (b): the unclipped estimator must give the same verdict; (a): a 'not
+def _gated(results, ruled: str) -> tuple[str, list[str], dict]:
+    """The verdict after the amendments' gates on the ruled arms' ``ruled``, a note on
+    each gate, and {arm: its contrast} for the gates recorded. (b): the unclipped estimator must give the same verdict; (a): a 'not
     reproduced' must hold for the estimator at 16,000 steps; (f): and at batch 64's
     scale. A gate can only withhold a verdict, so an inconclusive one waits for neither
     (each is read beside where recorded)."""
@@ -283,9 +285,9 @@ def _gated(results, ruled: str) -> tuple[str, list[str]]:
               "the budget decides"),
              ("hard 64", "The estimator's scale (amendment (f))",
               ruled == rule.NOT_REPRODUCED, "the estimator's scale decides")]
-    verdict, notes = ruled, []
+    verdict, notes, contrasts = ruled, [], {}
     for arm, title, needed, what in gates:
-        status, words = _gate(results, arm, ruled)
+        status, words, contrasts[arm] = _gate(results, arm, ruled)
         if not needed:
             if status != "missing":
                 notes.append(f"{title}, beside: {words}")
@@ -301,7 +303,7 @@ def _gated(results, ruled: str) -> tuple[str, list[str]]:
             notes.append(f"{title}: {words}: the row waits for it")
         else:
             notes.append(f"{title}: {words}")
-    return verdict, notes
+    return verdict, notes, {arm: c for arm, c in contrasts.items() if c is not None}
 
 
 def _row(f, results, replicating: bool):
@@ -323,11 +325,12 @@ def _row(f, results, replicating: bool):
         verdict = rule.INCONCLUSIVE
         notes.append("The ruled members ran at more than one commit or from a changed tree "
                      "(the rule needs one): no verdict")
+    gates = {}  # the gates' contrasts, the first seeds' alone
     if replicating:
         notes.append("The gates (the unclipped estimator, the budget) are the first "
                      "seeds'")
     else:
-        verdict, gate_notes = _gated(results, verdict)
+        verdict, gate_notes, gates = _gated(results, verdict)
         notes += gate_notes
     failed = _failed(results, trained)
     if _recorded(results, "no reinforce"):
@@ -349,7 +352,7 @@ def _row(f, results, replicating: bool):
             + "; ".join(_grad_norms(results, arm) for arm in trained)
             + _attention(results, trained))
     why = (f"{RULES[KEY]} (the lab's one decision rule: {rule.WORDS}). "
-           + _not_reproduced_words(verdict, main, _budget_contrast(results))
+           + _not_reproduced_words(verdict, main, gates.get("hard 16k"))
            + "The still-rising guard is no evidence that an arm converged: the cosine "
            "schedule flattens every curve by its end, which is why a 'not reproduced' "
            "also needs the 16,000-step retraining. "
@@ -371,14 +374,6 @@ def _row(f, results, replicating: bool):
     return f.Finding(KEY, TITLE, XU_TABLE, ours, verdict, why,
                      power=rule.power_words([main.decision],
                                             rule.member_seconds(Path(results))))
-
-
-def _budget_contrast(results):
-    """Amendment (a)'s contrast (the estimator at 16,000 steps against soft), where all
-    its seeds are recorded and scored; else None."""
-    if len(_recorded(results, "hard 16k")) < PER_ARM or _unscored(results, ("hard 16k",)):
-        return None
-    return _Contrast(results, "hard 16k")
 
 
 def _not_reproduced_words(verdict: str, main, budget=None) -> str:
