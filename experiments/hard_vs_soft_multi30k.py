@@ -9,6 +9,10 @@ BLEU as Xu stop (issue 73, item 2).
         --config.task.data_path=../shared/data/multi30k --config.max_cohort_members=1 --part=2/2
     python launch.py --config=experiments/hard_vs_soft_multi30k.py:replicate \
         --config.task.data_path=../shared/data/multi30k --config.max_cohort_members=1
+    # amendment (g): the budget's gate on the fresh seeds too (a separate work directory)
+    python launch.py --config=experiments/hard_vs_soft_multi30k.py:replicate,budget=16000 \
+        --config.task.data_path=../shared/data/multi30k --config.max_cohort_members=1 \
+        --workdir=runs/hard_vs_soft_multi30k_replication_budget
     # only if 8,000 steps give 'not reproduced' (amendments (a) and (f)):
     python launch.py --config=experiments/hard_vs_soft_multi30k.py:budget=16000 \
         --config.task.data_path=../shared/data/multi30k --config.max_cohort_members=1
@@ -54,15 +58,19 @@ decision rule: reproduced when the 95% interval lies beyond the minimum effect i
 paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
-Cost: not yet complete. Recorded so far, training wall time summed as the record's
-summary.md states it (cpu: one of this project's 2-core CPUs):
-results/hard_vs_soft_multi30k/: 30 members, 88,535 s (cpu). That is 35-60 minutes of one
-core a member at 8,000 steps and 72-80 at 16,000; the control and the replication add 15
-members.
+Cost: training wall time summed over cohorts, as each record's summary.md states it
+(cpu: one of this project's 2-core CPUs): results/hard_vs_soft_multi30k/: 30 members,
+88,535 s (cpu); results/hard_vs_soft_multi30k_replication/: 12 members, 32,238 s (cpu).
+That is 35-60 minutes of one core a member at 8,000 steps and 72-80 at 16,000;
+amendment (g)'s retraining on the fresh seeds adds 6 members, and the λ_r = 0 control
+beside 3.
 
 Result: results/hard_vs_soft_multi30k/summary.md. Not reproduced (2026-12-07, every
 gate in): Xu's estimator − soft d = -5.07 [-6.03, -4.11] cased test BLEU at 8,000 steps
-and -1.21 [-1.95, -0.48] at 16,000; the replication on seeds 446-451 is pending.
+and -1.21 [-1.95, -0.48] at 16,000. On seeds 446-451
+(results/hard_vs_soft_multi30k_replication/), by the same rule on those seeds alone:
+d = -5.84 [-6.70, -4.97] at 8,000 steps, not reproduced again; the replication waits
+for amendment (g)'s retraining at 16,000 steps on those seeds.
 """
 
 from attention_research.metric_names import final_key
@@ -149,7 +157,21 @@ RULES = {
         "soft by the same rule; else inconclusive, 'the estimator's scale decides'. The "
         "words of any verdict name the task: Multi30k De→En translation, a transfer of "
         "Xu's captioning claim, captioning untested. Beside, read by no rule: the same "
-        "estimator without REINFORCE (λ_r = 0; seeds 440-442)"),
+        "estimator without REINFORCE (λ_r = 0; seeds 440-442). "
+        # Appended 2026-12-08, about 00:15 UTC, AFTER the replication's 8,000-step reading
+        # (seeds 446-451: d = -5.84 [-6.70, -4.97], not reproduced) and before any member
+        # it names trained, on an audit of the replication as Xu
+        # (results/hard_vs_soft_multi30k/README.md): the fresh seeds had retrained only the
+        # contrast that was never near +0.5, not the one amendment (a) makes decide. It can
+        # only withhold 'replicated', never make it.
+        "Amended after the replication's reading, which it cannot turn into a "
+        "replication: (g) the replication covers amendment (a)'s gate too: Xu's "
+        "estimator retrained at 16,000 steps on seeds 446-451, against the replication's "
+        "soft seeds by the same rule, must also give 'not reproduced' for the row to read "
+        "replicated; while it is not recorded the replication is pending, and any other "
+        "verdict leaves the first seeds' verdict not confirmed (inconclusive). Gates (b) "
+        "and (f) are not retrained on fresh seeds: their first seeds' intervals lie 4.8 "
+        "and 16.1 BLEU beyond +0.5, (a)'s 1.0"),
 }
 
 
@@ -163,7 +185,12 @@ def get_config(arg=None):
 
 
 def get_sweep(arg=None):
-    if base.replicating(arg):  # the ruled arms on fresh seeds
+    if base.replicating(arg):  # the ruled arms on fresh seeds; amendment (g): the budget's
+        if _alone(arg) is LONGER:  # retraining on them too (:replicate,budget=16000)
+            return sweeps.product([LONGER], sweeps.axis("config.seed", REPLICATION_SEEDS))
+        if _alone(arg):
+            raise ValueError(f"{arg!r}: the replication retrains the ruled arms and, by "
+                             "amendment (g), the budget's gate (replicate,budget=16000) only")
         return sweeps.product(SETTINGS, sweeps.axis("config.seed", REPLICATION_SEEDS))
     # The beside arm last, so that the ruled arms' cohorts train first.
     # Amendment (a)'s retraining and (f)'s scale train only if 8,000 steps give 'not

@@ -24,11 +24,12 @@ def hm(monkeypatch):
 
 
 def _record(results, drops: dict, seeds=None, rising=(), failed=(), commit="6bce38a0",
-            untranslated=()):
+            untranslated=(), config=None, resumed_at=None):
     """drops: {arm: words cut from each reference, one for all seeds or one a seed}.
     ``rising``: arms whose best validation step is the last in every seed; ``failed``:
     (arm, seed) whose member failed with no translations; ``untranslated``: (arm, seed)
-    finished without them."""
+    finished without them; ``config``: each member's config.json (beside its seed and
+    name); ``resumed_at``: the step each member's second segment began at."""
     module = EXPERIMENTS[FIRST]
     references = _made_up_references()
     seeds = seeds or module.SEEDS
@@ -50,7 +51,12 @@ def _record(results, drops: dict, seeds=None, rising=(), failed=(), commit="6bce
                            "members": [{"seed": seed, "selected": {
                                "metric": "eval/bleu_lc/validation", "value": 40.0 - cut,
                                "step": steps if arm in rising else steps - 1500}}]}
+            if resumed_at:
+                summary["segments"] = [{"from_step": 0}, {"from_step": resumed_at}]
             (folder / "summary.json").write_text(json.dumps(summary))
+            if config is not None:
+                (folder / "config.json").write_text(json.dumps(
+                    {**config, "seed": seed, "name": folder.name}))
             if (arm, seed) in failed or (arm, seed) in untranslated:
                 continue
             hypotheses = [" ".join(r.split()[:len(r.split()) - cut - (j % 7 == seed % 7)])
@@ -130,8 +136,11 @@ def test_a_not_reproduced_must_survive_the_longer_budget(tmp_path, hm):
     assert "with twice the steps (16,000, soft at 8,000) d = " in row.why
     assert "an exact test on the seeds' labels, 6 against 6, cannot go below p" in row.ours
     assert "two ways of training one soft decoder" in row.why
-    # A tenth referee: what the replication cannot confirm, and the control's absence.
-    assert "so what the 16,000-step gate decides rests on seeds 440-445 alone" in row.why
+    # A tenth referee and amendment (g): what the replication retrains and what it cannot
+    # confirm, and the control's absence.
+    assert ("retrains the 8,000-step contrast, whose gap is mostly the budget's, and by "
+            "amendment (g) the 16,000-step gate; the gates of clipping and of the "
+            "estimator's scale rest on seeds 440-445 alone") in row.why
     assert "(λ_r = 0) (seeds 440, 441, 442) is not recorded yet" in row.ours
     # At 16,000 steps the estimator overtakes soft: the budget decides.
     other = tmp_path / "other" / FIRST
@@ -191,6 +200,15 @@ def test_each_setting_trained_alone_has_its_argument():
     assert experiment.XU_64[f"{experiment.hvs.HARD}.reinforce_weight"] == 6.4
     with pytest.raises(ValueError, match="one of budget, scale, control at a time"):
         experiment.get_sweep("scale=64,budget=16000")
+    # Amendment (g): the budget's retraining on the fresh seeds, recorded with them.
+    sweep = experiment.get_sweep("replicate,budget=16000")
+    assert [m["config.seed"] for m in sweep] == experiment.REPLICATION_SEEDS
+    assert {sweeps.member_name(m).rsplit("_seed-", 1)[0] for m in sweep} == {
+        sweeps.member_name(experiment.LONGER)}
+    assert experiment.get_config("replicate,budget=16000").name == \
+        "hard_vs_soft_multi30k_replication"
+    with pytest.raises(ValueError, match="amendment \\(g\\)"):
+        experiment.get_sweep("replicate,scale=64")
 
 
 def test_a_still_rising_arm_withholds_the_verdict(tmp_path, hm):
@@ -253,7 +271,11 @@ def test_the_replication_is_decided_by_the_same_code_on_its_own_seeds(tmp_path, 
 
 
 @pytest.mark.parametrize("fresh, verdict, word", [
-    ({"soft": 0, "hard": 2}, "not reproduced", "yes"),
+    ({"soft": 0, "hard": 2, "hard 16k": 2}, "not reproduced", "yes"),
+    # Amendment (g): the budget's gate on the fresh seeds too; until it is in, pending,
+    ({"soft": 0, "hard": 2}, "not reproduced", "pending"),
+    # and where the fresh seeds' 16,000 steps overtake soft, no replication.
+    ({"soft": 1, "hard": 3, "hard 16k": 0}, "inconclusive", "not confirmed"),
     (AHEAD, "inconclusive", "contradicted"),
     (SPREAD, "inconclusive", "not confirmed"),
 ])
@@ -271,3 +293,71 @@ def test_a_not_reproduced_stands_only_if_the_fresh_seeds_repeat_it(tmp_path, hm,
     row, = findings.with_replication(hm, own, again, record)
     assert (row.verdict, row.replicated) == (verdict, word), row.replication
     assert "seeds 446–451" in row.replication
+    if word == "pending":  # both of the replication's launches are named
+        assert ":replicate` and `python launch.py --config=experiments/" \
+               "hard_vs_soft_multi30k.py:replicate,budget=16000`" in row.replication
+    if word == "yes":  # an audit of the replication as Xu: what the fresh seeds retrain
+        assert ("The gates of clipping (amendment (b)) and of the estimator's scale ((f)) "
+                "are the first seeds' (440-445) alone") in row.replication
+        assert "the gates of clipping and of the estimator's scale rest on seeds " \
+               "440-445 alone" in row.why
+        # Beside: how far the fresh seeds moved from the first ones.
+        assert "Beside, read by no rule: on the first seeds (440-445) d was " in row.replication
+        assert "until amendment (g)'s retraining is in" not in row.replication
+
+
+def _replicated(tmp_path, fresh=None, **kwargs):
+    """The row as the page reads it, the first seeds giving 'not reproduced' through
+    every gate, and the fresh seeds ``fresh`` (with ``kwargs`` for their record)."""
+    from experiments.lab import findings
+    hm = EXPERIMENTS[FIRST]
+    record = tmp_path / FIRST
+    _record(record, {"soft": 0, "hard": 2, "unclipped": 2, "hard 16k": 2, "hard 64": 2},
+            config={"train": {"learning_rate": 0.001}})
+    again = tmp_path / f"{FIRST}_replication"
+    _record(again, fresh or {"soft": 0, "hard": 2, "hard 16k": 2},
+            seeds=hm.REPLICATION_SEEDS, **{"config": {"train": {"learning_rate": 0.001}},
+                                           **kwargs})
+    row, = findings.with_replication(hm, hm.findings(record), again, record)
+    return row, again
+
+
+def test_the_fresh_seeds_pass_the_same_guards(tmp_path, hm):
+    """An audit of the replication as Xu: the still-rising guard, a failed member, and
+    the one-commit guard hold on the fresh seeds as on the first ones."""
+    row, _ = _replicated(tmp_path / "rising", rising=("hard",))
+    assert row.replicated == "not confirmed" and "still rising" in row.replication
+    row, _ = _replicated(tmp_path / "failed", failed=[("hard", 447)])
+    assert row.replicated == "pending" and "Xu's estimator seed 447 (failed)" in row.replication
+    row, again = _replicated(tmp_path / "commits")
+    _record(again, {"hard": 2}, seeds=[446], commit="70aad571",
+            config={"train": {"learning_rate": 0.001}})
+    from experiments.lab import findings
+    row, = findings.with_replication(hm, hm.findings(tmp_path / "commits" / FIRST), again,
+                                     tmp_path / "commits" / FIRST)
+    assert row.replicated == "not confirmed" and "more than one commit" in row.replication
+
+
+def test_the_fresh_seeds_must_rerun_the_first_runs_config(tmp_path, hm):
+    row, _ = _replicated(tmp_path, config={"train": {"learning_rate": 0.002}})
+    assert row.replicated == "not (config)", row.replication
+
+
+def test_the_first_seeds_in_the_replication_record_are_never_read(tmp_path, hm):
+    """The other way round from test_the_row_reads_only_its_own_seeds."""
+    from experiments.lab import findings
+    row, again = _replicated(tmp_path)
+    assert row.replicated == "yes"
+    _record(again, AHEAD, seeds=hm.SEEDS, config={"train": {"learning_rate": 0.001}})
+    record = tmp_path / FIRST
+    row, = findings.with_replication(hm, hm.findings(record), again, record)
+    assert row.replicated == "yes", row.replication
+
+
+def test_the_row_names_its_resumed_members_and_the_budget_against_fresh_soft(tmp_path, hm):
+    row, _ = _replicated(tmp_path, fresh={"soft": 0, "hard": 2}, resumed_at=4000)
+    assert "Resumed from their checkpoints (summary.json's segments): soft seed 446 at " \
+           "step 4,000" in row.replication
+    # Until (g)'s retraining is in, the first seeds' 16,000 steps against the fresh soft.
+    assert ("until amendment (g)'s retraining is in: the first seeds' Xu's estimator at "
+            "16,000 steps against these soft seeds, ") in row.replication

@@ -450,10 +450,15 @@ def with_replication(module, own: list[Finding], folder: Path,
                 if (folder.parent / f"{record}_replication").is_dir()]
 
     def command_for(key) -> str:
-        return (" and ".join(f"`python launch.py --config=experiments/{argument}`"
-                             for argument in sources(key).values()) if sources(key) else
-                f"`python launch.py --config=experiments/"
-                f"{folder.name.removesuffix('_replication')}.py:replicate`")
+        if sources(key):
+            return " and ".join(f"`python launch.py --config=experiments/{argument}`"
+                                for argument in sources(key).values())
+        # An experiment whose replication takes more than one launch names them
+        # (REPLICATION_ARGUMENTS; hard_vs_soft_multi30k's amendment (g)).
+        name = folder.name.removesuffix("_replication")
+        return " and ".join(f"`python launch.py --config=experiments/{name}.py:{argument}`"
+                            for argument in getattr(module, "REPLICATION_ARGUMENTS",
+                                                    ("replicate",)))
 
     saved_seeds = list(module.SEEDS)  # the first run's (replicate_findings swaps them)
     fresh = replicate_findings(module, folder) if covered else {}

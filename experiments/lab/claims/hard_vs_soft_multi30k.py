@@ -16,9 +16,10 @@ also needs what the amendments ask of it, and waits for them:
   hold for the estimator at the published script's batch-64 scale too (λ_r = 6.4,
   λ_e = 0.128; 'the estimator's scale decides' otherwise).
 An inconclusive row at 8,000 steps stays inconclusive whatever they give, so it waits
-for neither. The replication (seeds 446-451) trains the two ruled arms alone and is
-decided by the same code on its own seeds, never pooled; the gates are the first
-seeds'.
+for neither. The replication (seeds 446-451) trains the two ruled arms and, by
+amendment (g) (after an audit of its reading as Xu), the estimator at 16,000 steps; it
+is decided by the same code on its own seeds, never pooled, and a 'not reproduced' there
+must hold at 16,000 steps too. The gates of clipping and scale are the first seeds'.
 
 Each member's test translations are read as its sentence table
 (translations/test.sentences.tsv: Multi30k's texts are not committed), or as its
@@ -61,6 +62,9 @@ WORDS = {"soft": "soft", "hard": "Xu's estimator",
          "hard 64": "Xu's estimator at batch 64's scale (λ_r = 6.4)",
          "no reinforce": "the same without REINFORCE (λ_r = 0)"}
 RULED = ("soft", "hard")
+# The replication's launch arguments (findings.with_replication names them while it is
+# pending): the ruled arms on fresh seeds, and amendment (g)'s budget.
+REPLICATION_ARGUMENTS = ("replicate", "replicate,budget=16000")
 TITLE = "Hard attention (Xu's estimator) against soft (Multi30k De→En, BLEU)"
 SORT50 = "[the sort 1-50 record](results/hard_vs_soft_sort50/)"
 
@@ -273,12 +277,14 @@ def _gate(results, arm: str, verdict: str) -> tuple[str, str, _Contrast | None]:
             f"{verdict}", gate)
 
 
-def _gated(results, ruled: str) -> tuple[str, list[str], dict]:
+def _gated(results, ruled: str, replicating: bool = False) -> tuple[str, list[str], dict]:
     """The verdict after the amendments' gates on the ruled arms' ``ruled``, a note on
-    each gate, and {arm: its contrast} for the gates recorded. (b): the unclipped estimator must give the same verdict; (a): a 'not
-    reproduced' must hold for the estimator at 16,000 steps; (f): and at batch 64's
-    scale. A gate can only withhold a verdict, so an inconclusive one waits for neither
-    (each is read beside where recorded)."""
+    each gate, and {arm: its contrast} for the gates recorded. (b): the unclipped
+    estimator must give the same verdict; (a): a 'not reproduced' must hold for the
+    estimator at 16,000 steps; (f): and at batch 64's scale. A gate can only withhold a
+    verdict, so an inconclusive one waits for neither (each is read beside where
+    recorded). On the fresh seeds (``replicating``) amendment (g) retrains (a)'s gate
+    alone: (b) and (f) stand on the first seeds."""
     gates = [("unclipped", "Clipping (amendment (b))", ruled != rule.INCONCLUSIVE,
               "the verdict depends on clipping"),
              ("hard 16k", "The budget (amendment (a))", ruled == rule.NOT_REPRODUCED,
@@ -286,6 +292,13 @@ def _gated(results, ruled: str) -> tuple[str, list[str], dict]:
              ("hard 64", "The estimator's scale (amendment (f))",
               ruled == rule.NOT_REPRODUCED, "the estimator's scale decides")]
     verdict, notes, contrasts = ruled, [], {}
+    if replicating:
+        gates = [(arm, "The budget (amendments (a) and (g), on these seeds)", needed, what)
+                 for arm, _, needed, what in gates if arm == "hard 16k"]
+        notes.append(f"The gates of clipping (amendment (b)) and of the estimator's scale "
+                     f"((f)) are the first seeds' ({experiment.SEEDS[0]}-"
+                     f"{experiment.SEEDS[-1]}) alone: amendment (g) retrains the budget's "
+                     "alone on these, the one gate whose first interval lay near +0.5")
     for arm, title, needed, what in gates:
         status, words, contrasts[arm] = _gate(results, arm, ruled)
         if not needed:
@@ -300,7 +313,10 @@ def _gated(results, ruled: str) -> tuple[str, list[str], dict]:
             notes.append(f"{title}: {words}: {what}, so the row is inconclusive")
         elif status == "missing":
             verdict = "pending" if verdict != rule.INCONCLUSIVE else verdict
-            notes.append(f"{title}: {words}: the row waits for it")
+            notes.append(f"{title}: {words}: the row waits for it"
+                         + (" (`python launch.py --config=experiments/"
+                            f"hard_vs_soft_multi30k.py:{REPLICATION_ARGUMENTS[1]}`)"
+                            if replicating else ""))
         else:
             notes.append(f"{title}: {words}")
     return verdict, notes, {arm: c for arm, c in contrasts.items() if c is not None}
@@ -325,13 +341,14 @@ def _row(f, results, replicating: bool):
         verdict = rule.INCONCLUSIVE
         notes.append("The ruled members ran at more than one commit or from a changed tree "
                      "(the rule needs one): no verdict")
-    gates = {}  # the gates' contrasts, the first seeds' alone
+    verdict, gate_notes, gates = _gated(results, verdict, replicating)
+    notes += gate_notes
     if replicating:
-        notes.append("The gates (the unclipped estimator, the budget) are the first "
-                     "seeds'")
-    else:
-        verdict, gate_notes, gates = _gated(results, verdict)
-        notes += gate_notes
+        notes += _against_the_first_seeds(results, main, "hard 16k" not in gates)
+    resumed = _resumed(results, trained)
+    if resumed:
+        notes.append("Resumed from their checkpoints (summary.json's segments): "
+                     + "; ".join(resumed))
     failed = _failed(results, trained)
     if _recorded(results, "no reinforce"):
         notes.append(_without_reinforce(results))
@@ -376,6 +393,58 @@ def _row(f, results, replicating: bool):
                                             rule.member_seconds(Path(results))))
 
 
+def _resumed(results, arms) -> list[str]:
+    """The members of ``arms`` that a later process resumed from a checkpoint (more than
+    one segment in summary.json), each with the steps it resumed at."""
+    from experiments.lab import findings as f
+    out = []
+    for arm in arms:
+        for member, summary in _recorded(results, arm):
+            starts = [s["from_step"] for s in summary.get("segments", [])[1:]]
+            if starts:
+                out.append(f"{WORDS[arm]} seed {f.member_seed(member)} at step "
+                           + ", ".join(f"{s:,}" for s in starts))
+    return out
+
+
+def _bleu(results, arm: str) -> list[float]:
+    """The arm's cased test BLEU, a value a recorded seed (its sentence statistics)."""
+    from attention_research.tasks.translation import metrics
+    tables = [_sentences(m) for m, _ in _recorded(results, arm)]
+    return [metrics.bleu_from_statistics(s.sum(0)) for s in tables if s is not None]
+
+
+def _against_the_first_seeds(results, main, budget_missing: bool) -> list[str]:
+    """Beside, read by no rule (an audit of the replication as Xu): how far the fresh
+    seeds moved from the first run's (d, and soft's own mean, by a Welch test over the
+    two soft arms' seeds), and, until amendment (g)'s retraining is recorded, the first
+    seeds' estimator at 16,000 steps against the fresh soft seeds (Welch over seeds)."""
+    import numpy as np
+    first = Path(results).parent / Path(results).name.removesuffix("_replication")
+    bleu = {arm: _bleu(first, arm) for arm in ("soft", "hard", "hard 16k")}
+    if len(bleu["soft"]) < 2 or len(bleu["hard"]) < 2:
+        return []
+    d_first = float(np.mean(bleu["hard"]) - np.mean(bleu["soft"]))
+    out = [f"Beside, read by no rule: on the first seeds ({experiment.SEEDS[0]}-"
+           f"{experiment.SEEDS[-1]}) d was {d_first:+.2f}, here "
+           f"{main.test['difference']:+.2f}; soft's mean moved from "
+           f"{np.mean(bleu['soft']):.2f} to {np.mean(main.bleu['soft']):.2f} ("
+           + _welch_words(main.bleu["soft"], bleu["soft"])
+           + " by Welch over the two soft arms' seeds)"]
+    if budget_missing and len(bleu["hard 16k"]) >= 2:
+        out.append(f"Beside, read by no rule, until amendment (g)'s retraining is in: "
+                   f"the first seeds' {WORDS['hard 16k']} against these soft seeds, "
+                   + _welch_words(bleu["hard 16k"], main.bleu["soft"]) + " (Welch over seeds)")
+    return out
+
+
+def _welch_words(a, b) -> str:
+    """'+0.50 [-0.01, +1.01], p = 0.055': mean(a) − mean(b), its Welch interval and p."""
+    interval, test = stats.difference_interval(a, b), stats.welch(a, b)
+    return (f"{interval.mean:+.2f} [{interval.low:+.2f}, {interval.high:+.2f}], "
+            f"p = {test.p:.2g}")
+
+
 def _not_reproduced_words(verdict: str, main, budget=None) -> str:
     """Amendment (e)'s words for a 'not reproduced', fixed before any result was read:
     'lower than soft' only where the interval lies below 0, in the ruled contrast
@@ -400,9 +469,10 @@ def _not_reproduced_words(verdict: str, main, budget=None) -> str:
                "the entropy term (λ_e) costs the BLEU. "
                # A tenth referee: what the fresh seeds can and cannot confirm.
                f"The replication (seeds {REPLICATION_SEEDS[0]}-{REPLICATION_SEEDS[-1]}) "
-               "retrains the 8,000-step contrast alone, whose gap is mostly the budget's, "
-               "so what the 16,000-step gate decides rests on seeds "
-               f"{experiment.SEEDS[0]}-{experiment.SEEDS[-1]} alone. "
+               "retrains the 8,000-step contrast, whose gap is mostly the budget's, and "
+               "by amendment (g) the 16,000-step gate; the gates of clipping and of the "
+               f"estimator's scale rest on seeds {experiment.SEEDS[0]}-"
+               f"{experiment.SEEDS[-1]} alone. "
                if budget is not None else ""))
 
 
