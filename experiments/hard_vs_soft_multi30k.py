@@ -59,11 +59,10 @@ paper's direction; not reproduced when it rules the minimum effect out in that
 direction; inconclusive otherwise.
 
 Cost: training wall time summed over cohorts, as each record's summary.md states it
-(cpu: one of this project's 2-core CPUs): results/hard_vs_soft_multi30k/: 32 members,
-92,854 s (cpu); results/hard_vs_soft_multi30k_replication/: 12 members, 32,238 s (cpu).
+(cpu: one of this project's 2-core CPUs): results/hard_vs_soft_multi30k/: 33 members,
+95,102 s (cpu); results/hard_vs_soft_multi30k_replication/: 12 members, 32,238 s (cpu).
 That is 35-60 minutes of one core a member at 8,000 steps and 72-80 at 16,000;
-amendment (g)'s retraining on the fresh seeds adds 6 members, and the λ_r = 0 control's
-last seed 1.
+amendment (g)'s retraining on the fresh seeds adds 6 members.
 
 Result: results/hard_vs_soft_multi30k/summary.md. Not reproduced (2026-12-07, every
 gate in): Xu's estimator − soft d = -5.07 [-6.03, -4.11] cased test BLEU at 8,000 steps

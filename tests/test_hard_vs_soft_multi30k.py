@@ -171,6 +171,7 @@ def test_the_control_without_reinforce_is_read_beside(tmp_path, hm):
     row = _row(hm, record)
     assert ("Beside, read by no rule: the same without REINFORCE (λ_r = 0) " in row.ours
             and "(seeds 440, 441, 442), Xu's estimator on the same seeds " in row.ours)
+    assert "; without REINFORCE − with it, seed by seed, " in row.ours
 
 
 def test_the_attention_measured_beside_is_printed(tmp_path, hm):
