@@ -60,9 +60,9 @@ direction; inconclusive otherwise.
 
 Cost: training wall time summed over cohorts, as each record's summary.md states it
 (cpu: one of this project's 2-core CPUs): results/hard_vs_soft_multi30k/: 33 members,
-95,102 s (cpu); results/hard_vs_soft_multi30k_replication/: 12 members, 32,238 s (cpu).
-That is 35-60 minutes of one core a member at 8,000 steps and 72-80 at 16,000;
-amendment (g)'s retraining on the fresh seeds adds 6 members.
+95,102 s (cpu); results/hard_vs_soft_multi30k_replication/: 13 members, 37,865 s (cpu).
+That is 35-60 minutes of one core a member at 8,000 steps and 72-95 at 16,000;
+amendment (g)'s retraining on the fresh seeds adds 5 more members.
 
 Result: results/hard_vs_soft_multi30k/summary.md. Not reproduced (2026-12-07, every
 gate in): Xu's estimator − soft d = -5.07 [-6.03, -4.11] cased test BLEU at 8,000 steps
