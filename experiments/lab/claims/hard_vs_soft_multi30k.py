@@ -407,11 +407,14 @@ def _resumed(results, arms) -> list[str]:
     return out
 
 
-def _bleu(results, arm: str) -> list[float]:
-    """The arm's cased test BLEU, a value a recorded seed (its sentence statistics)."""
+def _bleu(results, arm: str) -> dict[int, float]:
+    """{seed: the member's cased test BLEU} for each recorded seed of ``arm`` whose
+    sentence statistics are there, in order of seed."""
     from attention_research.tasks.translation import metrics
-    tables = [_sentences(m) for m, _ in _recorded(results, arm)]
-    return [metrics.bleu_from_statistics(s.sum(0)) for s in tables if s is not None]
+    from experiments.lab import findings as f
+    tables = {f.member_seed(m): _sentences(m) for m, _ in _recorded(results, arm)}
+    return {seed: metrics.bleu_from_statistics(s.sum(0)) for seed, s in tables.items()
+            if s is not None}
 
 
 def _against_the_first_seeds(results, main, budget_missing: bool) -> list[str]:
@@ -421,7 +424,7 @@ def _against_the_first_seeds(results, main, budget_missing: bool) -> list[str]:
     seeds' estimator at 16,000 steps against the fresh soft seeds (Welch over seeds)."""
     import numpy as np
     first = Path(results).parent / Path(results).name.removesuffix("_replication")
-    bleu = {arm: _bleu(first, arm) for arm in ("soft", "hard", "hard 16k")}
+    bleu = {arm: list(_bleu(first, arm).values()) for arm in ("soft", "hard", "hard 16k")}
     if len(bleu["soft"]) < 2 or len(bleu["hard"]) < 2:
         return []
     d_first = float(np.mean(bleu["hard"]) - np.mean(bleu["soft"]))
@@ -429,20 +432,14 @@ def _against_the_first_seeds(results, main, budget_missing: bool) -> list[str]:
            f"{experiment.SEEDS[-1]}) d was {d_first:+.2f}, here "
            f"{main.test['difference']:+.2f}; soft's mean moved from "
            f"{np.mean(bleu['soft']):.2f} to {np.mean(main.bleu['soft']):.2f} ("
-           + _welch_words(main.bleu["soft"], bleu["soft"])
-           + " by Welch over the two soft arms' seeds)"]
+           + stats.contrast(main.bleu["soft"], bleu["soft"], stats.BLEU).words(2)
+           + ", over the two soft arms' seeds)"]
     if budget_missing and len(bleu["hard 16k"]) >= 2:
         out.append(f"Beside, read by no rule, until amendment (g)'s retraining is in: "
                    f"the first seeds' {WORDS['hard 16k']} against these soft seeds, "
-                   + _welch_words(bleu["hard 16k"], main.bleu["soft"]) + " (Welch over seeds)")
+                   + stats.contrast(bleu["hard 16k"], main.bleu["soft"], stats.BLEU).words(2)
+                   + " (over seeds)")
     return out
-
-
-def _welch_words(a, b) -> str:
-    """'+0.50 [-0.01, +1.01], p = 0.055': mean(a) − mean(b), its Welch interval and p."""
-    interval, test = stats.difference_interval(a, b), stats.welch(a, b)
-    return (f"{interval.mean:+.2f} [{interval.low:+.2f}, {interval.high:+.2f}], "
-            f"p = {test.p:.2g}")
 
 
 def _not_reproduced_words(verdict: str, main, budget=None) -> str:
@@ -484,11 +481,7 @@ def _without_reinforce(results) -> str:
     import numpy as np
 
     from attention_research.reports.tables import interval_cell as cell
-    from attention_research.tasks.translation import metrics
-    from experiments.lab import findings as f
-    bleu = {arm: {f.member_seed(m): metrics.bleu_from_statistics(_sentences(m).sum(0))
-                  for m, _ in _recorded(results, arm) if _sentences(m) is not None}
-            for arm in ("no reinforce", "hard")}
+    bleu = {arm: _bleu(results, arm) for arm in ("no reinforce", "hard")}
     seeds = sorted(bleu["no reinforce"])
     paired = [seed for seed in seeds if seed in bleu["hard"]]
     same = [bleu["hard"][seed] for seed in paired]
